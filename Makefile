@@ -1,0 +1,176 @@
+# kperfci — plain GNU make with pkg-config.
+#
+#   make                 binaries in bin/
+#   make check           install missing packages, unit + e2e tests, then
+#                        unit + e2e again under ASan/UBSan
+#   make run             install missing packages, build, start kperfcid
+#   make DEVELOPER=1     adds -Werror
+#   make SANITIZE=address,undefined   objects and binaries under build/san/
+#   make fuzz            libFuzzer targets over every parser of outside input
+#   make bench-build, bench-load, bench-stats   benchmarks that print figures
+#
+# Sources are found by wildcard: a new daemon/foo.c is part of the daemon.
+# Every directory's main lives in a file named after its binary.
+
+PKGS	 = libgit2 libcurl sqlite3 libmicrohttpd jansson zlib gmime-3.0 gsl
+CC	?= cc
+CFLAGS	?= -O2 -g
+PREFIX	?= /usr/local
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN	 = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	   -Wshadow -Wstrict-prototypes -Wpointer-arith -Wformat=2
+ifdef DEVELOPER
+WARN	+= -Werror
+endif
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) -I. -MMD -MP -D_GNU_SOURCE \
+	     -DKPERFCI_SRCDIR='"$(CURDIR)"'
+ALL_LDFLAGS = $(LDFLAGS)
+
+ifdef SANITIZE
+ALL_CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+OUT	 = build/san
+BIN	 = build/san/bin
+else
+OUT	 = build/std
+BIN	 = bin
+endif
+
+LIB_SRC	   := $(wildcard lib/*.c)
+DAEMON_SRC := $(filter-out daemon/kperfcid.c,$(wildcard daemon/*.c))
+CLI_SRC	   := $(filter-out cli/kperfci.c,$(wildcard cli/*.c))
+AGENT_SRC  := $(filter-out agents/kperfci-agent.c,$(wildcard agents/*.c))
+LOAD_SRC   := $(filter-out agents/load/kperfci-load.c,$(wildcard agents/load/*.c))
+UNIT_SRC   := $(wildcard tests/unit/t-*.c)
+
+obj = $(patsubst %.c,$(OUT)/%.o,$(1))
+
+LIB_A	 = $(OUT)/libkperfci.a
+DAEMON_A = $(OUT)/libdaemon.a
+CLI_A	 = $(OUT)/libcli.a
+AGENT_A	 = $(OUT)/libagent.a
+LOAD_A	 = $(OUT)/libload.a
+ARCHIVES = $(DAEMON_A) $(CLI_A) $(AGENT_A) $(LOAD_A) $(LIB_A)
+
+PROGS	 = $(BIN)/kperfcid $(BIN)/kperfci $(BIN)/kperfci-agent $(BIN)/kperfci-load
+UNITS	 = $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRC))
+
+all: $(PROGS) $(UNITS)
+
+$(OUT)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# kperfci-load runs inside a bare initramfs: no shared libraries there.
+$(OUT)/agents/load/%.o: agents/load/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(call obj,$(LIB_SRC))
+$(DAEMON_A): $(call obj,$(DAEMON_SRC))
+$(CLI_A): $(call obj,$(CLI_SRC))
+$(AGENT_A): $(call obj,$(AGENT_SRC))
+$(LOAD_A): $(call obj,$(LOAD_SRC))
+$(ARCHIVES):
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^ $(if $^,,$(OUT)/empty.o)
+
+$(OUT)/empty.o:
+	@mkdir -p $(dir $@)
+	echo 'int kperfci_empty_archive;' | $(CC) -x c -c -o $@ -
+
+$(ARCHIVES): | $(OUT)/empty.o
+
+LINK = $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+$(BIN)/kperfcid: $(call obj,daemon/kperfcid.c) $(DAEMON_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(LINK)
+
+$(BIN)/kperfci: $(call obj,cli/kperfci.c) $(CLI_A) $(DAEMON_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(LINK)
+
+$(BIN)/kperfci-agent: $(call obj,agents/kperfci-agent.c) $(AGENT_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(LINK)
+
+# Static unless sanitizers are on (they do not link statically).
+$(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(if $(SANITIZE),,-static) -o $@ $^ -lpthread -lm
+
+$(OUT)/tests/%: $(OUT)/tests/unit/%.o $(ARCHIVES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) $(LOAD_A) \
+	    $(LIB_A) $(PKG_LIBS) -lpthread -lm
+
+# ---- tests ---------------------------------------------------------------
+
+deps:
+	tools/install-deps
+
+unit: all
+	KPERFCI_BIN=$(CURDIR)/$(BIN) prove -f $(UNITS)
+
+# E2E selects scripts; heavy ones (kernel builds, qemu boots) are t5xxx+.
+E2E ?= $(sort $(wildcard tests/e2e/t[0-9]*.sh))
+E2E_LIGHT = $(sort $(wildcard tests/e2e/t[0-4]*.sh))
+
+e2e: all
+	KPERFCI_BIN=$(CURDIR)/$(BIN) prove -f $(E2E)
+
+check: deps
+	$(MAKE) unit e2e
+	$(MAKE) SANITIZE=address,undefined unit
+	$(MAKE) SANITIZE=address,undefined e2e E2E="$(E2E_LIGHT)"
+
+run: deps all
+	tools/run
+
+# ---- fuzzing -------------------------------------------------------------
+
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_OUT  = build/fuzz
+FUZZ_BINS = $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRC))
+FUZZ_SECONDS ?= 60
+
+fuzz-build:
+	$(MAKE) OUT=$(FUZZ_OUT) BIN=$(FUZZ_OUT)/bin CC=clang \
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+	    $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libkperfci.a $(FUZZ_OUT)/libagent.a
+	for f in $(FUZZ_SRC); do \
+	    n=$$(basename $$f .c); \
+	    clang -std=gnu11 -O1 -g -I. -D_GNU_SOURCE $(PKG_CFLAGS) \
+	        -fsanitize=fuzzer,address,undefined -o $(FUZZ_OUT)/$$n $$f \
+	        $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libagent.a \
+	        $(FUZZ_OUT)/libkperfci.a $(PKG_LIBS) -lpthread -lm || exit 1; \
+	done
+
+fuzz: fuzz-build
+	for f in $(FUZZ_BINS); do \
+	    n=$$(basename $$f); mkdir -p $(FUZZ_OUT)/corpus/$$n; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	        $(FUZZ_OUT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
+
+# ---- benchmarks ----------------------------------------------------------
+
+bench-%: all
+	KPERFCI_BIN=$(CURDIR)/$(BIN) tests/bench/$*.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kperfci
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin
+	cp -r schema web etc $(DESTDIR)$(PREFIX)/share/kperfci
+
+clean:
+	rm -rf build bin
+
+.PHONY: all deps unit e2e check run fuzz fuzz-build install clean
+
+-include $(shell find build -name '*.d' 2>/dev/null)
