@@ -58,6 +58,13 @@ struct series {
 	size_t	 npatches;
 	int	*versions;	/* every revision seen in the thread, ascending */
 	size_t	 nversions;
+	int	 partial_reroll;	/* some patches came from older revisions */
+	struct trailer *cover_trailers;	/* follow-up trailers sent to the
+					   cover letter (b4 am applies them
+					   only with -t; so do we: not at all) */
+	size_t	 ncover_trailers;
+	struct trailer *ignored_trailers; /* sender did not match the person */
+	size_t	 nignored_trailers;
 };
 
 /*
@@ -70,5 +77,33 @@ struct series {
 int	series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 	    int want_version, struct series *out, struct buf *err);
 void	series_release(struct series *);
+
+/*
+ * The JSON form of a series (jansson; the caller json_decref()s it):
+ * {version, total, cover_subject, cover_msgid, change_id, base_commit,
+ *  author, email, versions:[..],
+ *  patches:[{counter, total, subject, author, email, date, msgid,
+ *            from_version, trailers:[{name, value}]}]}
+ * Fields without a value are JSON null.
+ */
+struct json_t;
+struct json_t *series_to_json(const struct series *);
+
+/*
+ * A mail subject taken apart the way b4 does: "[PATCH RFC v3 2/5] mm: x",
+ * "[PATCHv3 2/5] x", "Re: [PATCH] x", "Aw: ...", "Fwd: ...".
+ */
+struct subject {
+	int	 reply;		/* Re:/Aw:/Fwd: (then nothing else is parsed) */
+	int	 patch, rfc, resend;
+	int	 revision;		/* 1 unless vN given */
+	int	 revision_inferred;	/* no vN */
+	int	 counter, expected;	/* 1/1 unless M/K given */
+	int	 counters_inferred;	/* no M/K */
+	char	*subject;	/* the rest, without [..] prefixes; owned */
+};
+
+void	subject_parse(const char *subj, struct subject *out);
+void	subject_release(struct subject *);
 
 #endif
