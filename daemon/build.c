@@ -1,0 +1,797 @@
+/*
+ * build: cached, incremental, sandboxed kernel builds (see build.h for the
+ * layout and the threading rules).
+ *
+ * Why hard links plus fresh files: make decides what to rebuild from mtimes.
+ * A patched tree made of hard links to the exported base keeps every
+ * unchanged file's old mtime; the files the series changed are written anew
+ * (new inode, new mtime) after the base's objects were copied with their
+ * mtimes preserved, so kbuild recompiles exactly what the series touched.
+ * Hard links make the copy of 85k files take seconds and no space.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/build.h"
+#include "daemon/sandbox.h"
+#include "daemon/tree.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "lib/run.h"
+#include "lib/sha256.h"
+#include "lib/xalloc.h"
+
+#define BUILD_LOG_MAX	(64u << 20)	/* how much of a log we read back */
+
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t build_cond = PTHREAD_COND_INITIALIZER;
+static int build_slots = 1, build_busy;
+/* Exports and the "done" check-and-claim of one key are serialised. */
+static pthread_mutex_t build_export_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const build_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin",
+	"HOME=/tmp",
+	"LANG=C.UTF-8",
+	"LC_ALL=C.UTF-8",
+	/* Reproducible kernels: the same commit and config give the same
+	   bzImage, so "differ" in a comparison means the code differs. */
+	"KBUILD_BUILD_TIMESTAMP=Mon Nov 18 00:00:00 UTC 2024",
+	"KBUILD_BUILD_USER=kperfci",
+	"KBUILD_BUILD_HOST=kperfci",
+	"KBUILD_BUILD_VERSION=1",
+	NULL
+};
+
+const char *
+build_state_name(enum build_state s)
+{
+	switch (s) {
+	case BUILD_QUEUED:
+		return "queued";
+	case BUILD_CONFIGURING:
+		return "configuring";
+	case BUILD_BUILDING:
+		return "building";
+	case BUILD_DONE:
+		return "done";
+	case BUILD_FAILED:
+		return "failed";
+	}
+	return "?";
+}
+
+void
+build_set_slots(int n)
+{
+	pthread_mutex_lock(&build_lock);
+	build_slots = n > 0 ? n : 1;
+	pthread_cond_broadcast(&build_cond);
+	pthread_mutex_unlock(&build_lock);
+}
+
+static void
+build_slot_get(void)
+{
+	pthread_mutex_lock(&build_lock);
+	while (build_busy >= build_slots)
+		pthread_cond_wait(&build_cond, &build_lock);
+	build_busy++;
+	pthread_mutex_unlock(&build_lock);
+}
+
+static void
+build_slot_put(void)
+{
+	pthread_mutex_lock(&build_lock);
+	build_busy--;
+	pthread_cond_broadcast(&build_cond);
+	pthread_mutex_unlock(&build_lock);
+}
+
+static int
+build_is_target(const char *config)
+{
+	/* A make target is a bare word ("tinyconfig"); a file has a '/'. */
+	if (!*config || strchr(config, '/'))
+		return 0;
+	for (const char *c = config; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+		    *c == '_' || *c == '.'))
+			return 0;
+	return 1;
+}
+
+int
+build_config_hash(const char *config, const char *const *fragments, size_t n,
+    char out[65], struct buf *err)
+{
+	struct sha256 h;
+	unsigned char d[32];
+	struct buf f = BUF_INIT(16u << 20);
+	int rc = -1;
+
+	sha256_init(&h);
+	if (build_is_target(config)) {
+		sha256_update(&h, "target\0", 7);
+		sha256_update(&h, config, strlen(config) + 1);
+	} else {
+		if (buf_read_file(&f, config) == -1) {
+			buf_addf(err, "base config %s: %s", config,
+			    f.overflow ? "too large" : strerror(errno));
+			goto out;
+		}
+		sha256_update(&h, "file\0", 5);
+		sha256_update(&h, f.data, f.len);
+		buf_release(&f);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (buf_read_file(&f, fragments[i]) == -1) {
+			buf_addf(err, "config fragment %s: %s", fragments[i],
+			    f.overflow ? "too large" : strerror(errno));
+			goto out;
+		}
+		sha256_update(&h, "fragment\0", 9);
+		sha256_update(&h, f.data, f.len);
+		buf_release(&f);
+	}
+	sha256_final(&h, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	rc = 0;
+out:
+	buf_release(&f);
+	return rc;
+}
+
+int
+build_compiler_id(struct buf *out)
+{
+	const char *argv[] = { "gcc", "--version", NULL };
+	struct run r = { 0 };
+	struct buf b = BUF_INIT(64 << 10);
+	char *nl;
+	int rc = -1;
+
+	r.argv = argv;
+	r.timeout_sec = 30;
+	if (run_capture(&r, &b) != 0 || !b.len) {
+		error("gcc --version: %s", run_status(&r));
+		goto out;
+	}
+	if ((nl = strchr(b.data, '\n')))
+		*nl = '\0';
+	buf_addstr(out, b.data);
+	rc = 0;
+out:
+	buf_release(&b);
+	return rc;
+}
+
+void
+build_key(const char *commit, const char *config_hash, const char *compiler,
+    char out[65])
+{
+	struct buf b = BUF_INIT(0);
+
+	buf_addf(&b, "kperfci-build-1\n%s\n%s\n%s\n", commit, config_hash,
+	    compiler);
+	sha256_hex(b.data, b.len, out);
+	buf_release(&b);
+}
+
+int
+build_count_steps(const char *log, size_t len)
+{
+	static const char *const tags[] = { "  CC ", "  AS ", "  LD ", "  AR ",
+	    "  HOSTCC ", "  OBJCOPY ", NULL };
+	const char *p = log, *end = log + len;
+	int n = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		for (int i = 0; tags[i]; i++) {
+			size_t tl = strlen(tags[i]);
+
+			if (l > tl && !memcmp(p, tags[i], tl)) {
+				n++;
+				break;
+			}
+		}
+		p += l + 1;
+	}
+	return n;
+}
+
+void
+build_first_error(const char *log, size_t len, struct buf *out)
+{
+	const char *p = log, *end = log + len, *make_err = NULL;
+	size_t make_len = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = xstrndup(p, l);
+
+		if (strstr(line, ": error: ") || strstr(line, ": fatal error: ") ||
+		    strstr(line, "undefined reference to")) {
+			buf_addf(out, "%.500s", line);
+			free(line);
+			return;
+		}
+		if (!make_err && strstr(line, "*** ")) {
+			make_err = p;
+			make_len = l;
+		}
+		free(line);
+		p += l + 1;
+	}
+	if (make_err)
+		buf_addf(out, "%.*s", (int)(make_len > 500 ? 500 : make_len),
+		    make_err);
+}
+
+void
+build_log_tail(const char *log, size_t len, int nlines, struct buf *out)
+{
+	size_t i = len;
+
+	if (i && log[i - 1] == '\n')
+		i--;
+	while (i > 0 && nlines > 0) {
+		i--;
+		if (log[i] == '\n')
+			nlines--;
+	}
+	if (i < len && log[i] == '\n')
+		i++;
+	buf_add(out, log + i, len - i);
+}
+
+static int
+build_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static int
+build_run_simple(const char *const *argv, const char *log_path, int timeout)
+{
+	struct run r = { 0 };
+
+	r.argv = argv;
+	r.log_path = log_path;
+	r.timeout_sec = timeout;
+	if (run_cmd(&r) != 0)
+		return error("%s: %s", argv[0], run_status(&r));
+	return 0;
+}
+
+static void
+build_rm_rf(const char *path)
+{
+	const char *argv[] = { "rm", "-rf", "--", path, NULL };
+
+	build_run_simple(argv, NULL, 600);
+}
+
+static double
+build_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Exports commit to <cache>/src/<commit> once (tmp dir + rename). */
+static int
+build_export(const char *cache, const char *repo, const char *commit,
+    struct buf *err)
+{
+	char *dst = xasprintf("%s/src/%s", cache, commit);
+	char *tmp = xasprintf("%s/src/.tmp-%s-%d", cache, commit, (int)getpid());
+	char *srcdir = xasprintf("%s/src", cache);
+	int rc = -1;
+
+	pthread_mutex_lock(&build_export_lock);
+	if (build_exists(dst)) {
+		rc = 0;
+		goto out;
+	}
+	mkdir(srcdir, 0755);
+	build_rm_rf(tmp);
+	if (tree_export(repo, commit, tmp, err) != 0)
+		goto out;
+	if (rename(tmp, dst) == -1) {
+		buf_addf(err, "rename %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		build_rm_rf(tmp);
+	pthread_mutex_unlock(&build_export_lock);
+	free(dst);
+	free(tmp);
+	free(srcdir);
+	return rc;
+}
+
+struct build_monitor {
+	pthread_t thread;
+	const struct build_opts *opts;
+	const char *log_path;
+	int	 expected;
+	int	 steps;
+	volatile int stop;
+};
+
+/* Reads the log about once a second and reports building N%. */
+static void *
+build_monitor_main(void *arg)
+{
+	struct build_monitor *m = arg;
+
+	while (!m->stop) {
+		struct buf b = BUF_INIT(BUILD_LOG_MAX);
+		int pct = -1;
+
+		if (buf_read_file(&b, m->log_path) == 0 || b.overflow)
+			m->steps = build_count_steps(b.data ? b.data : "",
+			    b.len);
+		buf_release(&b);
+		if (m->expected > 0) {
+			pct = 100 * m->steps / m->expected;
+			if (pct > 99)
+				pct = 99;
+		}
+		if (m->opts->progress)
+			m->opts->progress(m->opts->arg, BUILD_BUILDING, pct);
+		for (int i = 0; i < 10 && !m->stop; i++)
+			usleep(100000);
+	}
+	return NULL;
+}
+
+static int
+build_read_int(const char *path)
+{
+	struct buf b = BUF_INIT(64);
+	int v = 0;
+
+	if (buf_read_file(&b, path) == 0 && b.data)
+		v = atoi(b.data);
+	buf_release(&b);
+	return v;
+}
+
+static void
+build_write_int(const char *path, int v)
+{
+	char s[32];
+	int n = snprintf(s, sizeof(s), "%d\n", v);
+
+	buf_write_file(path, s, (size_t)n);
+}
+
+/* Runs one step inside the sandbox (or plainly when opts->sandbox is 0). */
+static int
+build_step(const struct build_opts *opts, const char *const *cmd,
+    const char *writable, const char *dir, const char *log_path,
+    int timeout, struct buf *why)
+{
+	const char *const w[] = { writable };
+	struct sandbox sb = { w, 1, dir, 0 };
+	const char **argv = NULL;
+	struct run r = { 0 };
+	int rc = -1;
+
+	if (opts->sandbox) {
+		if (!(argv = sandbox_argv(&sb, cmd))) {
+			buf_addf(why, "cannot build the sandbox command");
+			return -1;
+		}
+		r.argv = argv;
+	} else {
+		r.argv = cmd;
+		r.dir = dir;
+	}
+	r.env = build_env;
+	r.clear_env = 1;
+	r.log_path = log_path;
+	r.timeout_sec = timeout > 0 ? timeout : 1;
+	r.cancel = opts->cancel;
+	if (run_cmd(&r) != 0) {
+		buf_addf(why, "%s %s: %s", cmd[0], cmd[1] ? cmd[1] : "",
+		    run_status(&r));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(argv);
+	return rc;
+}
+
+static void
+build_report(const struct build_opts *opts, enum build_state s, int pct)
+{
+	if (opts->progress)
+		opts->progress(opts->arg, s, pct);
+}
+
+int
+build_run(const struct build_spec *spec, const struct build_opts *opts,
+    struct build_result *res)
+{
+	struct buf err = BUF_INIT(8192), comp = BUF_INIT(4096);
+	struct buf changed = BUF_INIT(64u << 20), why = BUF_INIT(8192);
+	char chash[65];
+	char *done = NULL, *linux_dir = NULL, *kbuild = NULL, *log = NULL;
+	char *src = NULL, *kconf = NULL, *steps_file = NULL, *s = NULL;
+	const char *target = opts->target ? opts->target : "bzImage";
+	double start = build_now();
+	int rc = -1, have_slot = 0, kconfig_changed = 0, expected = 0;
+	char jobs[32];
+	struct build_monitor mon;
+
+	memset(res, 0, sizeof(*res));
+	memset(&mon, 0, sizeof(mon));
+	if (!spec->commit || strlen(spec->commit) != 40 ||
+	    strspn(spec->commit, "0123456789abcdef") != 40) {
+		snprintf(res->error, sizeof(res->error), "commit \"%.60s\" is "
+		    "not a full commit id", spec->commit ? spec->commit : "");
+		return -1;
+	}
+	if (opts->cache_dir[0] != '/') {
+		snprintf(res->error, sizeof(res->error), "cache directory %s "
+		    "is not absolute", opts->cache_dir);
+		return -1;
+	}
+	if (build_config_hash(spec->config, spec->fragments, spec->nfragments,
+	    chash, &err) != 0 || build_compiler_id(&comp) != 0) {
+		snprintf(res->error, sizeof(res->error), "%s",
+		    err.len ? err.data : "cannot run gcc --version");
+		goto out;
+	}
+	build_key(spec->commit, chash, comp.data, res->key);
+	snprintf(res->dir, sizeof(res->dir), "%s/b/%s", opts->cache_dir,
+	    res->key);
+	done = xasprintf("%s/done", res->dir);
+	if (build_exists(done)) {
+		struct buf d = BUF_INIT(128);
+
+		/* A cache hit: nothing to do but report what is there. */
+		if (buf_read_file(&d, done) == 0 && d.len >= 64) {
+			memcpy(res->sha256, d.data, 64);
+			res->cache_hit = 1;
+			res->seconds = build_now() - start;
+			build_report(opts, BUILD_DONE, 100);
+			buf_release(&d);
+			rc = 0;
+			goto out;
+		}
+		buf_release(&d);
+	}
+
+	build_report(opts, BUILD_QUEUED, -1);
+	build_slot_get();
+	have_slot = 1;
+	build_report(opts, BUILD_CONFIGURING, -1);
+
+	s = xasprintf("%s/b", opts->cache_dir);
+	mkdir(opts->cache_dir, 0755);
+	mkdir(s, 0755);
+	free(s);
+	s = NULL;
+	/* A failed attempt leaves its directory; start over cleanly. */
+	build_rm_rf(res->dir);
+	if (mkdir(res->dir, 0755) == -1) {
+		snprintf(res->error, sizeof(res->error), "mkdir %.500s: %s",
+		    res->dir, strerror(errno));
+		goto out;
+	}
+	linux_dir = xasprintf("%s/linux", res->dir);
+	kbuild = xasprintf("%s/kbuild", linux_dir);
+	log = xasprintf("%s/build.log", res->dir);
+	kconf = xasprintf("%s/kconfig", res->dir);
+	steps_file = xasprintf("%s/steps-%s", opts->cache_dir, chash);
+
+	if (build_export(opts->cache_dir, spec->repo, spec->base_commit ?
+	    spec->base_commit : spec->commit, &err) != 0) {
+		snprintf(res->error, sizeof(res->error), "export: %s", err.data);
+		goto out;
+	}
+	src = xasprintf("%s/src/%s", opts->cache_dir, spec->base_commit ?
+	    spec->base_commit : spec->commit);
+	{
+		const char *cp[] = { "cp", "-al", "--", src, linux_dir, NULL };
+
+		if (build_run_simple(cp, log, 600) != 0) {
+			snprintf(res->error, sizeof(res->error), "cannot link "
+			    "the source tree (see the log)");
+			goto out;
+		}
+	}
+
+	if (spec->base_commit) {
+		char *base_kbuild;
+		size_t nchanged = 0;
+
+		if (!spec->base_key) {
+			snprintf(res->error, sizeof(res->error), "a patched "
+			    "build needs its base build");
+			goto out;
+		}
+		if (tree_changed_paths(spec->repo, spec->base_commit,
+		    spec->commit, &changed, &err) != 0) {
+			snprintf(res->error, sizeof(res->error), "%s", err.data);
+			goto out;
+		}
+		for (const char *p = changed.data; p && p < changed.data +
+		    changed.len; p += strlen(p) + 1) {
+			char *dest;
+
+			/* git never stores these, but the repo is not ours */
+			if (p[0] == '/' || !strncmp(p, "../", 3) ||
+			    strstr(p, "/../") || !strcmp(p, "kbuild") ||
+			    !strncmp(p, "kbuild/", 7)) {
+				snprintf(res->error, sizeof(res->error),
+				    "refusing path \"%.200s\" in the series", p);
+				goto out;
+			}
+			dest = xasprintf("%s/%s", linux_dir, p);
+			if (tree_write_path(spec->repo, spec->commit, p, dest,
+			    &err) != 0) {
+				free(dest);
+				snprintf(res->error, sizeof(res->error), "%s",
+				    err.data);
+				goto out;
+			}
+			free(dest);
+			if (strstr(p, "Kconfig") || strstr(p, "Makefile"))
+				kconfig_changed = 1;
+			{
+				size_t l = strlen(p);
+
+				if (l > 2 && (!strcmp(p + l - 2, ".c") ||
+				    !strcmp(p + l - 2, ".S")))
+					nchanged++;
+			}
+		}
+		base_kbuild = xasprintf("%s/b/%s/linux/kbuild",
+		    opts->cache_dir, spec->base_key);
+		s = xasprintf("%s/b/%s/done", opts->cache_dir, spec->base_key);
+		if (!build_exists(s) || !build_exists(base_kbuild)) {
+			snprintf(res->error, sizeof(res->error), "the base "
+			    "build %.16s is not done", spec->base_key);
+			free(base_kbuild);
+			goto out;
+		}
+		{
+			const char *cp[] = { "cp", "-a", "--reflink=auto", "--",
+			    base_kbuild, kbuild, NULL };
+
+			if (build_run_simple(cp, log, 600) != 0) {
+				snprintf(res->error, sizeof(res->error),
+				    "cannot copy the base build directory");
+				free(base_kbuild);
+				goto out;
+			}
+		}
+		free(base_kbuild);
+		/* A few fixed steps (version, link, compress) plus one
+		   compile per changed source file. */
+		expected = (int)nchanged + 12;
+	} else {
+		if (mkdir(kbuild, 0755) == -1) {
+			snprintf(res->error, sizeof(res->error), "mkdir %s: %s",
+			    kbuild, strerror(errno));
+			goto out;
+		}
+		expected = build_read_int(steps_file);
+	}
+
+	/* The exact fragment bytes we hashed, readable inside the sandbox. */
+	mkdir(kconf, 0755);
+	if (!spec->base_commit || kconfig_changed) {
+		const char *base_cfg = spec->config;
+		const char **merge;
+		char **frag_copies = xcalloc(spec->nfragments + 1, sizeof(char *));
+		char *dotconfig = xasprintf("%s/.config", kbuild);
+		int timeout = opts->timeout_sec - (int)(build_now() - start);
+		size_t k = 0;
+		int ok = 1;
+
+		for (size_t i = 0; i < spec->nfragments && ok; i++) {
+			struct buf f = BUF_INIT(16u << 20);
+
+			frag_copies[i] = xasprintf("%s/%zu.config", kconf, i);
+			if (buf_read_file(&f, spec->fragments[i]) != 0 ||
+			    buf_write_file(frag_copies[i], f.data ? f.data : "",
+			    f.len) != 0) {
+				snprintf(res->error, sizeof(res->error),
+				    "config fragment %s: %s", spec->fragments[i],
+				    strerror(errno));
+				ok = 0;
+			}
+			buf_release(&f);
+		}
+		if (ok && !spec->base_commit) {
+			if (build_is_target(base_cfg)) {
+				const char *mk[] = { "make", "-C", linux_dir,
+				    "O=kbuild", base_cfg, NULL };
+
+				if (build_step(opts, mk, kbuild, linux_dir, log,
+				    timeout, &why) != 0)
+					ok = 0;
+			} else {
+				struct buf f = BUF_INIT(16u << 20);
+
+				if (buf_read_file(&f, base_cfg) != 0 ||
+				    buf_write_file(dotconfig, f.data ? f.data :
+				    "", f.len) != 0)
+					ok = 0, buf_addf(&why, "base config %s: %s",
+					    base_cfg, strerror(errno));
+				buf_release(&f);
+			}
+		}
+		if (ok && spec->nfragments && !spec->base_commit) {
+			merge = xcalloc(spec->nfragments + 8, sizeof(*merge));
+			merge[k++] = "scripts/kconfig/merge_config.sh";
+			merge[k++] = "-m";
+			merge[k++] = "-O";
+			merge[k++] = kbuild;
+			merge[k++] = dotconfig;
+			for (size_t i = 0; i < spec->nfragments; i++)
+				merge[k++] = frag_copies[i];
+			merge[k] = NULL;
+			timeout = opts->timeout_sec - (int)(build_now() - start);
+			if (build_step(opts, merge, kbuild, linux_dir, log,
+			    timeout, &why) != 0)
+				ok = 0;
+			free(merge);
+		}
+		if (ok) {
+			const char *mk[] = { "make", "-C", linux_dir, "O=kbuild",
+			    "olddefconfig", NULL };
+
+			timeout = opts->timeout_sec - (int)(build_now() - start);
+			if (build_step(opts, mk, kbuild, linux_dir, log, timeout,
+			    &why) != 0)
+				ok = 0;
+		}
+		for (size_t i = 0; i < spec->nfragments; i++)
+			free(frag_copies[i]);
+		free(frag_copies);
+		free(dotconfig);
+		if (!ok)
+			goto failed;
+	}
+
+	build_report(opts, BUILD_BUILDING, expected > 0 ? 0 : -1);
+	snprintf(jobs, sizeof(jobs), "-j%d", opts->jobs > 0 ? opts->jobs : 1);
+	{
+		const char *mk[] = { "make", "-C", linux_dir, "O=kbuild", jobs,
+		    target, NULL };
+		int timeout = opts->timeout_sec - (int)(build_now() - start);
+
+		mon.opts = opts;
+		mon.log_path = log;
+		mon.expected = expected;
+		pthread_create(&mon.thread, NULL, build_monitor_main, &mon);
+		if (build_step(opts, mk, kbuild, linux_dir, log, timeout,
+		    &why) != 0) {
+			mon.stop = 1;
+			pthread_join(mon.thread, NULL);
+			goto failed;
+		}
+		mon.stop = 1;
+		pthread_join(mon.thread, NULL);
+	}
+
+	{
+		static const char *const arts[][2] = {
+			{ "arch/x86/boot/bzImage", "bzImage" },
+			{ "System.map", "System.map" },
+			{ ".config", "config" },
+		};
+
+		for (size_t i = 0; i < 3; i++) {
+			char *from = xasprintf("%s/%s", kbuild, arts[i][0]);
+			char *to = xasprintf("%s/%s", res->dir, arts[i][1]);
+			const char *cp[] = { "cp", "--", from, to, NULL };
+			int r = build_run_simple(cp, NULL, 300);
+
+			free(from);
+			free(to);
+			if (r != 0) {
+				buf_addf(&why, "artifact %s missing after the "
+				    "build", arts[i][0]);
+				goto failed;
+			}
+		}
+	}
+	s = xasprintf("%s/bzImage", res->dir);
+	if (sha256_file(s, res->sha256) != 0) {
+		buf_addf(&why, "cannot hash %s", s);
+		goto failed;
+	}
+	{
+		struct buf b = BUF_INIT(BUILD_LOG_MAX);
+
+		buf_read_file(&b, log);
+		res->cc_lines = build_count_steps(b.data ? b.data : "", b.len);
+		buf_release(&b);
+	}
+	if (!spec->base_commit)
+		build_write_int(steps_file, res->cc_lines);
+	{
+		char line[80];
+		int n = snprintf(line, sizeof(line), "%s\n", res->sha256);
+
+		/* Written last: its presence is what makes a cache hit. */
+		if (buf_write_file(done, line, (size_t)n) != 0) {
+			buf_addf(&why, "cannot write %s: %s", done,
+			    strerror(errno));
+			goto failed;
+		}
+	}
+	res->seconds = build_now() - start;
+	build_report(opts, BUILD_DONE, 100);
+	rc = 0;
+	goto out;
+
+failed:
+	{
+		struct buf b = BUF_INIT(BUILD_LOG_MAX), fe = BUF_INIT(1024),
+		    tail = BUF_INIT(sizeof(res->log_tail) - 1);
+
+		buf_read_file(&b, log);
+		build_first_error(b.data ? b.data : "", b.len, &fe);
+		build_log_tail(b.data ? b.data : "", b.len, 30, &tail);
+		if (tail.overflow) {
+			buf_release(&tail);
+			build_log_tail(b.data + (b.len > 3000 ? b.len - 3000 :
+			    0), b.len > 3000 ? 3000 : b.len, 30, &tail);
+		}
+		snprintf(res->error, sizeof(res->error), "%s%s%s",
+		    why.len ? why.data : "build failed", fe.len ? ": " : "",
+		    fe.len ? fe.data : "");
+		snprintf(res->log_tail, sizeof(res->log_tail), "%s",
+		    tail.data ? tail.data : "");
+		buf_release(&b);
+		buf_release(&fe);
+		buf_release(&tail);
+	}
+	res->seconds = build_now() - start;
+	build_report(opts, BUILD_FAILED, -1);
+out:
+	if (have_slot)
+		build_slot_put();
+	buf_release(&err);
+	buf_release(&comp);
+	buf_release(&changed);
+	buf_release(&why);
+	free(done);
+	free(linux_dir);
+	free(kbuild);
+	free(log);
+	free(src);
+	free(kconf);
+	free(steps_file);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,109 @@
+/*
+ * build: cached, incremental, sandboxed kernel builds.
+ *
+ * A build is keyed by (commit, config hash, compiler version); its directory
+ * <cache>/b/<key>/ holds, once done, the artifacts bzImage, System.map,
+ * config, build.log and a "done" file with the sha256 of bzImage.  A key
+ * whose "done" file exists is a cache hit and costs nothing.
+ *
+ * Layout of one build (kbuild puts srctree = ".." when O= is a direct child
+ * of the source, so every path recorded in the objects is relative and a
+ * copied build directory stays valid in another copy of the source):
+ *   <cache>/src/<commit>/      the commit exported once (never written again)
+ *   <cache>/b/<key>/linux/     hard links to src/<commit>, plus for a
+ *                              patched build fresh files for what the series
+ *                              changed (new mtime, new inode)
+ *   <cache>/b/<key>/linux/kbuild/   O=, copied from the base build for a
+ *                              patched build, so only what changed recompiles
+ * The sandbox binds only kbuild/ writable: the hard-linked source is shared
+ * with the cache and must stay read-only.
+ *
+ * DESIGN (threads): build_run blocks; callers are background workers (the
+ * pipeline), never HTTP handlers.  A process-wide slot count bounds how many
+ * builds run at once; a caller waiting for a slot is "queued".
+ */
+#ifndef KPERFCI_BUILD_H
+#define KPERFCI_BUILD_H
+
+#include <stddef.h>
+
+#include "lib/buf.h"
+
+enum build_state {
+	BUILD_QUEUED,
+	BUILD_CONFIGURING,
+	BUILD_BUILDING,
+	BUILD_DONE,
+	BUILD_FAILED,
+};
+
+const char *build_state_name(enum build_state);
+
+struct build_spec {
+	const char *repo;		/* the tree's git repository */
+	const char *commit;		/* 40 hex */
+	const char *config;		/* make target ("tinyconfig") or file */
+	const char *const *fragments;	/* kconfig fragment files */
+	size_t	 nfragments;
+	const char *base_commit;	/* patched build: its base; or NULL */
+	const char *base_key;		/* patched build: the base's done key */
+};
+
+struct build_opts {
+	const char *cache_dir;		/* absolute */
+	int	 jobs;			/* make -jN */
+	int	 timeout_sec;		/* wall clock for the whole build */
+	int	 sandbox;		/* 1: bubblewrap (always in the daemon) */
+	const char *target;		/* default "bzImage" */
+	/* Called from the building thread on every state change and about
+	   once a second while building; percent is -1 when unknown. */
+	void	(*progress)(void *arg, enum build_state, int percent);
+	void	*arg;
+	volatile int *cancel;
+};
+
+struct build_result {
+	char	 key[65];
+	char	 dir[4096];		/* <cache>/b/<key> */
+	char	 sha256[65];		/* of bzImage */
+	int	 cache_hit;
+	double	 seconds;
+	int	 cc_lines;		/* compiler invocations this build */
+	char	 error[1024];		/* first compiler error, or the cause */
+	char	 log_tail[4096];	/* last lines of build.log */
+};
+
+/* Sets the number of concurrent builds (default 1). */
+void	build_set_slots(int);
+
+/*
+ * Hash of the configuration inputs: the base config (target name, or the
+ * file's bytes) and every fragment's bytes, in order.
+ */
+int	build_config_hash(const char *config, const char *const *fragments,
+	    size_t n, char out[65], struct buf *err);
+/* "gcc (Debian 12.2.0-14) 12.2.0": the first line of cc --version. */
+int	build_compiler_id(struct buf *out);
+/* sha256 of commit, config hash and compiler id. */
+void	build_key(const char *commit, const char *config_hash,
+	    const char *compiler, char out[65]);
+
+/*
+ * Builds spec (or finds it in the cache).  0 with res filled (artifacts in
+ * res->dir), or -1 with res->error and res->log_tail saying why; a failed
+ * build leaves no "done" file, so the next attempt starts over.
+ */
+int	build_run(const struct build_spec *, const struct build_opts *,
+	    struct build_result *res);
+
+/* Progress from a build log: count of compiler lines ("  CC ", "  AS ",
+   "  LD ", ...).  Exposed for tests. */
+int	build_count_steps(const char *log, size_t len);
+/* The first compiler error line of a log ("mm/swap.c:12:1: error: ..."),
+   or of make ("make[2]: *** ... Error 1") when there is none. */
+void	build_first_error(const char *log, size_t len, struct buf *out);
+/* The last nlines of a log. */
+void	build_log_tail(const char *log, size_t len, int nlines,
+	    struct buf *out);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * sandbox: runs untrusted build commands (a kernel Makefile from a patch can
+ * run anything) under bubblewrap: no network, the whole file system
+ * read-only except the directories named writable, a private /tmp, a new
+ * user namespace with the unprivileged uid/gid 65534 and no capabilities,
+ * its own pid namespace, killed with its parent.  The wall-clock limit is
+ * run.h's timeout, which kills the whole process group.
+ */
+#ifndef KPERFCI_SANDBOX_H
+#define KPERFCI_SANDBOX_H
+
+#include <stddef.h>
+
+struct sandbox {
+	const char *const *writable;	/* absolute paths bound read-write */
+	size_t	 nwritable;
+	const char *dir;		/* working directory inside */
+	int	 allow_net;		/* 0 in every build */
+};
+
+/*
+ * Returns a NULL-terminated argv that runs cmd inside the sandbox; the
+ * array is malloc'd (free it), its strings are borrowed from sb and cmd.
+ * NULL when a path is not absolute or holds a newline.
+ */
+const char **sandbox_argv(const struct sandbox *sb, const char *const *cmd);
+
+/* 1 when bwrap is installed and can create the sandbox here; cached. */
+int	sandbox_works(void);
+
+#endif
