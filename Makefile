@@ -64,6 +64,10 @@ $(OUT)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
+# config_default.c links etc/kperfci.conf in with .incbin, which -MMD
+# cannot see: say it here.
+$(OUT)/daemon/config_default.o: etc/kperfci.conf
+
 # kperfci-load runs inside a bare initramfs: no shared libraries there.
 $(OUT)/agents/load/%.o: agents/load/%.c
 	@mkdir -p $(dir $@)

@@ -1,8 +1,121 @@
-/* placeholder main, replaced by its module */
+/*
+ * kperfci: the command-line client.  A thin wrapper around the daemon's
+ * HTTP API (and, for `series show`, the series picker run offline).
+ *
+ *	kperfci [-s URL] COMMAND [ARGS]
+ *
+ * Subcommands are rows of the dispatch table below; a command may be
+ * several words ("series show").  Each area adds its row and the
+ * prototype of its function.
+ */
+#include <curl/curl.h>
 #include <stdio.h>
-int
-main(void)
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "lib/log.h"
+
+/* Prototypes of commands living in other areas' files. */
+
+static const struct command {
+	const char *name;
+	int	(*fn)(int, char **);
+	const char *help;
+} commands[] = {
+	{ "submit", cmd_submit, "submit URL [--version N] [--base REV] "
+	    "[--mbox FILE] [--no-follow]" },
+	{ "status", cmd_status, "status [ID]" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void
+usage(FILE *f)
 {
-	fprintf(stderr, "not yet\n");
-	return 1;
+	size_t i;
+
+	fprintf(f, "usage: kperfci [-s URL] COMMAND [ARGS]\n\n"
+	    "  -s, --server URL   kperfcid to talk to (default $KPERFCI_SERVER"
+	    " or\n                     http://127.0.0.1:8080)\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  kperfci %s\n", commands[i].help);
+}
+
+/* Number of argv words `name` spans if they match it, else 0. */
+static int
+command_match(const char *name, int argc, char **argv)
+{
+	const char *p = name;
+	int n = 0;
+	size_t len;
+
+	while (*p) {
+		len = strcspn(p, " ");
+		if (n >= argc || strlen(argv[n]) != len ||
+		    strncmp(argv[n], p, len))
+			return 0;
+		n++;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct command *best = NULL;
+	const char *env = getenv("KPERFCI_SERVER");
+	int i = 1, n, bestn = 0, rc;
+	size_t k;
+
+	log_init("kperfci", 1);
+	if (env && *env)
+		client_server = env;
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--server")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "kperfci: %s needs a URL\n",
+				    argv[i]);
+				return 2;
+			}
+			client_server = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(argv[i], "--server=", 9)) {
+			client_server = argv[i] + 9;
+			i++;
+		} else if (!strcmp(argv[i], "-h") ||
+		    !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "kperfci: unknown option %s\n",
+			    argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (k = 0; k < NCOMMANDS; k++) {
+		n = command_match(commands[k].name, argc - i, argv + i);
+		if (n > bestn) {
+			bestn = n;
+			best = &commands[k];
+		}
+	}
+	if (!best) {
+		fprintf(stderr, "kperfci: unknown command \"%s\"\n", argv[i]);
+		usage(stderr);
+		return 2;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	/* the command sees argv[0] = the last word of its name */
+	rc = best->fn(argc - i - bestn + 1, argv + i + bestn - 1);
+	curl_global_cleanup();
+	return rc;
 }

@@ -1,8 +1,163 @@
-/* placeholder main, replaced by its module */
+/*
+ * kperfcid: the kperfci daemon.  Loads the configuration (a file given with
+ * -c, else the embedded etc/kperfci.conf), opens and migrates the store,
+ * starts the pipeline workers and the HTTP server, and waits for SIGTERM or
+ * SIGINT to stop gracefully.
+ *
+ *	kperfcid [-dnv] [-c FILE]
+ *	  -c FILE  configuration file instead of the embedded default
+ *	  -d       stay in the foreground and log to stderr
+ *	  -n       check the configuration and pending migrations, then exit
+ *	  -v       verbose (debug) logging
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
-int
-main(void)
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/http.h"
+#include "daemon/pipeline.h"
+#include "lib/log.h"
+
+static void
+usage(void)
 {
-	fprintf(stderr, "not yet\n");
-	return 1;
+	fprintf(stderr, "usage: kperfcid [-dnv] [-c FILE]\n");
+	exit(2);
+}
+
+/* -n: report on the configuration and the store, never create anything. */
+static int
+kperfcid_check(const char *cfgname)
+{
+	struct buf names = BUF_INIT(0);
+	struct stat st;
+	struct db *db;
+	int n;
+
+	if (stat(app.db_path, &st) < 0) {
+		/* no store yet: every migration is pending */
+		db = db_open(":memory:");
+	} else {
+		db = db_open(app.db_path);
+	}
+	if (!db)
+		return 1;
+	n = db_pending(db, app.schema_dir, &names);
+	db_close(db);
+	if (n < 0)
+		return 1;
+	printf("configuration %s: ok\n", cfgname);
+	printf("store %s: %d pending migration%s\n", app.db_path, n,
+	    n == 1 ? "" : "s");
+	if (n > 0)
+		fputs(names.data, stdout);
+	buf_release(&names);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cfgfile = NULL;
+	int ch, foreground = 0, check = 0, verbose = 0, sig, rc = 1;
+	struct buf err = BUF_INIT(0);
+	struct http_opts ho;
+	struct http_server *srv = NULL;
+	struct db *db;
+	sigset_t set;
+
+	while ((ch = getopt(argc, argv, "c:dnvh")) != -1) {
+		switch (ch) {
+		case 'c': cfgfile = optarg; break;
+		case 'd': foreground = 1; break;
+		case 'n': check = 1; break;
+		case 'v': verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	log_init("kperfcid", 1);
+	log_set_verbose(verbose);
+
+	config_init(&app.cfg);
+	if ((cfgfile ? config_load(&app.cfg, cfgfile, &err) :
+	    config_load_default(&app.cfg, &err)) < 0) {
+		fputs(err.data, stderr);
+		fprintf(stderr, "kperfcid: configuration %s has errors\n",
+		    cfgfile ? cfgfile : "(embedded)");
+		goto out;
+	}
+	if (app_setup(!check, &err) < 0) {
+		fputs(err.data, stderr);
+		goto out;
+	}
+	if (check) {
+		rc = kperfcid_check(cfgfile ? cfgfile : "(embedded)");
+		goto out;
+	}
+
+	/* migrate before anything else runs against the store */
+	db = app_db();
+	if (!db || db_migrate(db, app.schema_dir) < 0)
+		goto out;
+
+	if (!foreground) {
+		if (daemon(0, 0) < 0)
+			fatal("daemon");
+		log_init("kperfcid", 0);
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	signal(SIGPIPE, SIG_IGN);
+	/* every thread inherits the blocked set; main waits for them */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	if (pipeline_start(config_int(&app.cfg, "daemon", NULL, "workers"),
+	    config_int(&app.cfg, "daemon", NULL, "poll")) < 0)
+		goto out;
+	memset(&ho, 0, sizeof(ho));
+	ho.listen = config_str(&app.cfg, "daemon", NULL, "listen");
+	ho.port = config_int(&app.cfg, "daemon", NULL, "port");
+	ho.threads = config_int(&app.cfg, "daemon", NULL, "threads");
+	ho.max_body = config_int(&app.cfg, "daemon", NULL, "max_body");
+	ho.thread_db = app_db;
+	srv = http_start(&ho);
+	if (!srv) {
+		pipeline_stop();
+		goto out;
+	}
+	log_info("listening on http://%s%s%s:%d/ (data %s)",
+	    strchr(ho.listen, ':') ? "[" : "", ho.listen,
+	    strchr(ho.listen, ':') ? "]" : "", http_port(srv), app.data_dir);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP)
+			continue;
+		break;
+	}
+	log_info("signal %d: stopping", sig);
+	app.stop = 1;
+	http_stop(srv);
+	pipeline_stop();
+	curl_global_cleanup();
+	rc = 0;
+out:
+	app_db_close_thread();
+	app_release();
+	config_release(&app.cfg);
+	buf_release(&err);
+	return rc;
 }

@@ -1,0 +1,241 @@
+/*
+ * submit, status: queue a series and follow it; show one or all series.
+ *
+ *	kperfci submit URL [--version N] [--base REV] [--no-follow]
+ *	kperfci submit --mbox FILE [--version N] [--base REV] [--no-follow]
+ *	kperfci status [ID]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "lib/buf.h"
+#include "lib/xalloc.h"
+
+/* States where a series rests: nothing more happens without new input. */
+static int
+submit_state_rests(json_t *s)
+{
+	json_t *f = json_object_get(s, "final");
+
+	return json_is_true(f);
+}
+
+static const char *
+jget(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void
+status_print_one(json_t *s)
+{
+	json_t *pp = json_object_get(s, "patches"), *p, *t, *tt;
+	const char *e = jget(s, "error");
+	size_t i, k;
+
+	printf("series %lld: %s\n", (long long)json_integer_value(
+	    json_object_get(s, "id")), jget(s, "state"));
+	if (e)
+		printf("  error: %s\n", e);
+	if (jget(s, "subject"))
+		printf("  subject: %s\n", jget(s, "subject"));
+	if (json_is_integer(json_object_get(s, "version")))
+		printf("  version: v%lld\n", (long long)json_integer_value(
+		    json_object_get(s, "version")));
+	printf("  source: %s\n", jget(s, "source") ? jget(s, "source") : "");
+	if (jget(s, "base_commit"))
+		printf("  base-commit: %s\n", jget(s, "base_commit"));
+	if (jget(s, "change_id"))
+		printf("  change-id: %s\n", jget(s, "change_id"));
+	json_array_foreach(pp, i, p) {
+		printf("  [%lld/%lld] %s\n", (long long)json_integer_value(
+		    json_object_get(p, "counter")),
+		    (long long)json_integer_value(json_object_get(p, "total")),
+		    jget(p, "subject") ? jget(p, "subject") : "");
+		t = json_object_get(p, "trailers");
+		json_array_foreach(t, k, tt)
+			printf("      %s: %s\n", jget(tt, "name"),
+			    jget(tt, "value"));
+	}
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	json_t *j, *arr, *s;
+	char path[64];
+	size_t i;
+	int st;
+
+	if (argc > 2 || (argc == 2 && (strspn(argv[1], "0123456789") !=
+	    strlen(argv[1]) || !*argv[1]))) {
+		fprintf(stderr, "usage: kperfci status [ID]\n");
+		return 2;
+	}
+	if (argc == 2) {
+		snprintf(path, sizeof(path), "/api/v1/series/%.20s", argv[1]);
+		if (!(j = client_json("GET", path, NULL, &st)))
+			return 1;
+		status_print_one(j);
+		json_decref(j);
+		return 0;
+	}
+	if (!(j = client_json("GET", "/api/v1/series", NULL, &st)))
+		return 1;
+	arr = json_object_get(j, "series");
+	json_array_foreach(arr, i, s)
+		printf("%6lld  %-8s  %s\n", (long long)json_integer_value(
+		    json_object_get(s, "id")), jget(s, "state"),
+		    jget(s, "subject") ? jget(s, "subject") :
+		    jget(s, "source") ? jget(s, "source") : "");
+	json_decref(j);
+	return 0;
+}
+
+/* Polls until the series rests; 0 for a non-failed rest. */
+static int
+submit_follow(long long id)
+{
+	char path[64], *last = NULL;
+	const char *state;
+	json_t *j;
+	int st, rc = 1;
+
+	snprintf(path, sizeof(path), "/api/v1/series/%lld", id);
+	for (;;) {
+		if (!(j = client_json("GET", path, NULL, &st)))
+			break;
+		state = jget(j, "state");
+		if (state && (!last || strcmp(last, state))) {
+			printf("%s\n", state);
+			fflush(stdout);
+			free(last);
+			last = xstrdup(state);
+		}
+		if (submit_state_rests(j)) {
+			if (state && !strcmp(state, "failed")) {
+				fprintf(stderr, "kperfci: series %lld failed: "
+				    "%s\n", id, jget(j, "error") ?
+				    jget(j, "error") : "(no reason)");
+			} else {
+				status_print_one(j);
+				rc = 0;
+			}
+			json_decref(j);
+			break;
+		}
+		json_decref(j);
+		usleep(500 * 1000);
+	}
+	free(last);
+	return rc;
+}
+
+int
+cmd_submit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "version", required_argument, NULL, 'V' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "mbox", required_argument, NULL, 'm' },
+		{ "no-follow", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *base = NULL, *mbox = NULL;
+	struct buf data = BUF_INIT(64 << 20), resp = BUF_INIT(1 << 20);
+	struct buf path = BUF_INIT(0);
+	long version = 0;
+	int c, follow = 1, st, rc = 1;
+	long long id;
+	json_t *req = NULL, *j = NULL, *e;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			version = strtol(optarg, &end, 10);
+			if (*end || version < 1 || version > 1000) {
+				fprintf(stderr, "kperfci: --version must be an "
+				    "integer between 1 and 1000\n");
+				return 2;
+			}
+			break;
+		case 'b': base = optarg; break;
+		case 'm': mbox = optarg; break;
+		case 'n': follow = 0; break;
+		default:
+			fprintf(stderr, "usage: kperfci submit URL [--version N]"
+			    " [--base REV] [--mbox FILE] [--no-follow]\n");
+			return 2;
+		}
+	}
+	if ((mbox && optind != argc) || (!mbox && optind != argc - 1)) {
+		fprintf(stderr, "usage: kperfci submit URL [--version N] "
+		    "[--base REV] [--mbox FILE] [--no-follow]\n");
+		return 2;
+	}
+	if (mbox) {
+		if (buf_read_file(&data, mbox) < 0) {
+			fprintf(stderr, "kperfci: cannot read %s: %s\n", mbox,
+			    data.overflow ? "larger than 64 MiB" :
+			    "no such file or unreadable");
+			goto out;
+		}
+		buf_addstr(&path, "/api/v1/series?");
+		if (version)
+			buf_addf(&path, "version=%ld&", version);
+		if (base) {
+			char *q = curl_easy_escape(NULL, base, 0);
+
+			buf_addf(&path, "base=%s", q ? q : "");
+			curl_free(q);
+		}
+		st = client_request("POST", path.data, "application/mbox",
+		    data.data, data.len, &resp);
+		if (st < 0)
+			goto out;
+		j = json_loadb(resp.data ? resp.data : "", resp.len, 0, NULL);
+		if (st != 202) {
+			e = j ? json_object_get(j, "error") : NULL;
+			fprintf(stderr, "kperfci: server answered %d: %s\n", st,
+			    json_is_string(e) ? json_string_value(e) :
+			    resp.data ? resp.data : "");
+			goto out;
+		}
+	} else {
+		req = json_pack("{s:s}", "url", argv[optind]);
+		if (version)
+			json_object_set_new(req, "version",
+			    json_integer(version));
+		if (base)
+			json_object_set_new(req, "base", json_string(base));
+		if (!(j = client_json("POST", "/api/v1/series", req, &st)))
+			goto out;
+	}
+	if (!j || !json_is_integer(json_object_get(j, "id"))) {
+		fprintf(stderr, "kperfci: server gave no series id\n");
+		goto out;
+	}
+	id = json_integer_value(json_object_get(j, "id"));
+	printf("%lld\n", id);
+	fflush(stdout);
+	rc = follow ? submit_follow(id) : 0;
+out:
+	json_decref(req);
+	json_decref(j);
+	buf_release(&data);
+	buf_release(&resp);
+	buf_release(&path);
+	return rc;
+}

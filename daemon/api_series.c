@@ -1,0 +1,247 @@
+/*
+ * api_series: the series JSON API and /healthz.
+ *
+ *	POST /api/v1/series		{"url", "version"?, "base"?} or an
+ *					application/mbox body (?version=&base=)
+ *					-> 202 {"id", "state": "queued"}
+ *	GET  /api/v1/series		list, newest first (?limit=N)
+ *	GET  /api/v1/series/{id}	one series with patches and trailers
+ *	GET  /healthz			{"status": "ok"} when the store answers
+ *
+ * Other areas add members to a series object through series_sections
+ * (routes.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/api_series.h"
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/intake.h"
+#include "daemon/pipeline.h"
+#include "daemon/routes.h"
+#include "lib/xalloc.h"
+
+/* An uploaded mbox may be as large as a thread fetched from lore. */
+#define API_SERIES_MAX_UPLOAD	(64u << 20)
+
+static json_t *
+jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *
+api_series_json(struct db *db, const struct db_series *s, int full)
+{
+	json_t *o, *arr, *p, *tr;
+	size_t i, k;
+
+	o = json_object();
+	json_object_set_new(o, "id", json_integer(s->id));
+	json_object_set_new(o, "state", jstr(s->state));
+	json_object_set_new(o, "final", json_boolean(
+	    pipeline_state_is_final(s->state)));
+	json_object_set_new(o, "error", jstr(s->error));
+	json_object_set_new(o, "source", jstr(s->source));
+	json_object_set_new(o, "lore_base", jstr(s->lore_base));
+	json_object_set_new(o, "msgid", jstr(s->msgid));
+	json_object_set_new(o, "requested_version", s->req_version ?
+	    json_integer(s->req_version) : json_null());
+	json_object_set_new(o, "requested_base", jstr(s->req_base));
+	json_object_set_new(o, "version", s->version ?
+	    json_integer(s->version) : json_null());
+	json_object_set_new(o, "total", s->total ? json_integer(s->total) :
+	    json_null());
+	json_object_set_new(o, "subject", jstr(s->cover_subject));
+	json_object_set_new(o, "author", jstr(s->author));
+	json_object_set_new(o, "email", jstr(s->email));
+	json_object_set_new(o, "submitted", json_integer(s->submitted));
+	json_object_set_new(o, "updated", json_integer(s->updated));
+	if (!full)
+		return o;
+	json_object_set_new(o, "cover", json_pack("{s:o,s:o,s:o}",
+	    "subject", jstr(s->cover_subject), "body", jstr(s->cover_body),
+	    "msgid", jstr(s->cover_msgid)));
+	json_object_set_new(o, "change_id", jstr(s->change_id));
+	json_object_set_new(o, "base_commit", jstr(s->base_commit));
+	json_object_set_new(o, "versions", jstr(s->versions));
+	arr = json_array();
+	for (i = 0; i < s->npatches; i++) {
+		const struct db_patch *dp = &s->patches[i];
+
+		p = json_object();
+		json_object_set_new(p, "counter", json_integer(dp->counter));
+		json_object_set_new(p, "total", json_integer(dp->total));
+		json_object_set_new(p, "subject", jstr(dp->subject));
+		json_object_set_new(p, "author", jstr(dp->author));
+		json_object_set_new(p, "email", jstr(dp->email));
+		json_object_set_new(p, "date", jstr(dp->date));
+		json_object_set_new(p, "msgid", jstr(dp->msgid));
+		json_object_set_new(p, "from_version",
+		    json_integer(dp->from_version));
+		tr = json_array();
+		for (k = 0; k < dp->ntrailers; k++)
+			json_array_append_new(tr, json_pack("{s:s,s:s}",
+			    "name", dp->trailers[k].name ?
+			    dp->trailers[k].name : "",
+			    "value", dp->trailers[k].value ?
+			    dp->trailers[k].value : ""));
+		json_object_set_new(p, "trailers", tr);
+		json_array_append_new(arr, p);
+	}
+	json_object_set_new(o, "patches", arr);
+	for (i = 0; series_sections[i].name; i++)
+		if (series_sections[i].json)
+			series_sections[i].json(db, s->id, o);
+	return o;
+}
+
+static int
+api_healthz(struct http_req *req, struct http_resp *resp)
+{
+	if (!req->db || db_user_version(req->db) < 1)
+		return http_reply_error(resp, 503, "store not available");
+	return http_reply_json(resp, 200, json_pack("{s:s,s:i}", "status",
+	    "ok", "schema", db_user_version(req->db)));
+}
+
+static int
+api_series_created(struct http_resp *resp, long long id)
+{
+	char loc[64];
+
+	snprintf(loc, sizeof(loc), "/api/v1/series/%lld", id);
+	http_resp_header(resp, "Location", loc);
+	return http_reply_json(resp, 202, json_pack("{s:I,s:s}", "id",
+	    (json_int_t)id, "state", "queued"));
+}
+
+/* ?version=N for mbox uploads: -1 (400 set) on garbage. */
+static int
+api_query_version(struct http_req *req, struct http_resp *resp, int *v)
+{
+	const char *q = http_query(req, "version");
+	char *end;
+	long n;
+
+	*v = 0;
+	if (!q || !*q)
+		return 0;
+	n = strtol(q, &end, 10);
+	if (*end || n < 1 || n > 1000) {
+		http_reply_error(resp, 400, "version must be an integer "
+		    "between 1 and 1000, not \"%.32s\"", q);
+		return -1;
+	}
+	*v = (int)n;
+	return 0;
+}
+
+static int
+api_series_post(struct http_req *req, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT(4096);
+	const char *url = NULL, *base = NULL;
+	long long id, version = 0;
+	size_t max = config_int(&app.cfg, "daemon", NULL, "max_body");
+	json_t *j = NULL;
+	int v;
+
+	if (!req->db)
+		return http_reply_error(resp, 503, "store not available");
+	if (http_content_type_is(req, "application/mbox")) {
+		if (api_query_version(req, resp, &v) < 0)
+			goto out;
+		base = http_query(req, "base");
+		if (intake_submit_mbox(req->db, req->body.data, req->body.len,
+		    v, base && *base ? base : NULL, &id, &err) < 0) {
+			http_reply_error(resp, 400, "%s", err.data);
+			goto out;
+		}
+		api_series_created(resp, id);
+		goto out;
+	}
+	if (req->body.len > max) {
+		http_reply_error(resp, 413, "request body larger than the "
+		    "limit of %zu bytes", max);
+		goto out;
+	}
+	if (!(j = http_json_body(req, resp)))
+		goto out;
+	if (http_json_str(j, "url", 1, &url, resp) < 0 ||
+	    http_json_int(j, "version", 0, &version, resp) < 0 ||
+	    http_json_str(j, "base", 0, &base, resp) < 0)
+		goto out;
+	if (version < 0 || version > 1000) {
+		http_reply_error(resp, 400, "field \"version\" must be between "
+		    "1 and 1000");
+		goto out;
+	}
+	if (intake_submit_url(req->db, url, (int)version,
+	    base && *base ? base : NULL, &id, &err) < 0) {
+		http_reply_error(resp, 400, "%s", err.data);
+		goto out;
+	}
+	api_series_created(resp, id);
+out:
+	json_decref(j);
+	buf_release(&err);
+	return 0;
+}
+
+static int
+api_series_list(struct http_req *req, struct http_resp *resp)
+{
+	struct db_series *v;
+	const char *lq = http_query(req, "limit");
+	size_t n, i, limit = 100;
+	json_t *arr;
+
+	if (lq) {
+		long l = atol(lq);
+
+		if (l < 1 || l > 10000)
+			return http_reply_error(resp, 400, "limit must be "
+			    "between 1 and 10000");
+		limit = l;
+	}
+	if (!req->db || db_series_list(req->db, limit, &v, &n) < 0)
+		return http_reply_error(resp, 500, "cannot read the store");
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, api_series_json(req->db, &v[i], 0));
+	db_series_free_list(v, n);
+	return http_reply_json(resp, 200, json_pack("{s:o}", "series", arr));
+}
+
+static int
+api_series_get(struct http_req *req, struct http_resp *resp)
+{
+	struct db_series s;
+	long long id;
+	int r;
+
+	if (http_param_id(req, resp, "id", &id) < 0)
+		return 0;
+	if (!req->db)
+		return http_reply_error(resp, 503, "store not available");
+	r = db_series_get(req->db, id, 1, &s);
+	if (r == 1)
+		return http_reply_error(resp, 404, "no series %lld", id);
+	if (r < 0)
+		return http_reply_error(resp, 500, "cannot read the store");
+	http_reply_json(resp, 200, api_series_json(req->db, &s, 1));
+	db_series_release(&s);
+	return 0;
+}
+
+const struct route api_series_routes[] = {
+	{ "GET", "/healthz", api_healthz, 0, 0 },
+	{ "POST", "/api/v1/series", api_series_post, 0,
+	    API_SERIES_MAX_UPLOAD },
+	{ "GET", "/api/v1/series", api_series_list, 0, 0 },
+	{ "GET", "/api/v1/series/{id}", api_series_get, 0, 0 },
+	{ NULL, NULL, NULL, 0, 0 }
+};

@@ -1,0 +1,452 @@
+/*
+ * config: the kperfci.conf parser and the one table of known keys (see
+ * config.h).  Each area owns one block of rows in config_keys[]; nothing
+ * else in the daemon knows the file format.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "daemon/config.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+
+static int
+check_port(const char *v, struct buf *err)
+{
+	long p = strtol(v, NULL, 10);
+
+	if (p < 0 || p > 65535)
+		return buf_addf(err, "port %s is not in 0..65535", v), -1;
+	return 0;
+}
+
+static int
+check_positive(const char *v, struct buf *err)
+{
+	if (strtoll(v, NULL, 10) < 1)
+		return buf_addf(err, "%s must be at least 1", v), -1;
+	return 0;
+}
+
+static int
+check_http_url(const char *v, struct buf *err)
+{
+	if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+		return buf_addf(err, "\"%s\" is not an http(s) URL", v), -1;
+	return 0;
+}
+
+const struct config_key config_keys[] = {
+	/* ---- [daemon] (daemon core) ---- */
+	{ "daemon", "listen", CONFIG_STR, "127.0.0.1", NULL, 0 },
+	{ "daemon", "port", CONFIG_INT, "8080", check_port, 0 },
+	/* Relative paths are taken from the directory kperfcid starts in. */
+	{ "daemon", "data", CONFIG_STR, "var", NULL, 0 },
+	/* Empty: <data>/kperfci.db */
+	{ "daemon", "db", CONFIG_STR, "", NULL, 0 },
+	/* Empty: KPERFCI_SRCDIR/schema, then PREFIX/share/kperfci/schema */
+	{ "daemon", "schema", CONFIG_STR, "", NULL, 0 },
+	/* Empty: KPERFCI_SRCDIR/web */
+	{ "daemon", "web", CONFIG_STR, "", NULL, 0 },
+	{ "daemon", "threads", CONFIG_INT, "4", check_positive, 0 },
+	{ "daemon", "workers", CONFIG_INT, "2", check_positive, 0 },
+	{ "daemon", "max_body", CONFIG_SIZE, "1M", check_positive, 0 },
+	/* Seconds between scans for work the pipeline may have missed. */
+	{ "daemon", "poll", CONFIG_INT, "5", check_positive, 0 },
+
+	/* ---- [lore] (daemon core) ---- */
+	{ "lore", "allow", CONFIG_LIST, NULL, check_http_url, 0 },
+	{ "lore", "connect_timeout", CONFIG_INT, "10", check_positive, 0 },
+	{ "lore", "timeout", CONFIG_INT, "120", check_positive, 0 },
+	{ "lore", "max_size", CONFIG_SIZE, "64M", check_positive, 0 },
+
+	/* ---- [tree "NAME"], [build] (trees and builds) ---- */
+
+	/* ---- [agent "NAME"], [agents] (agents) ---- */
+
+	/* ---- [sched] (scheduler) ---- */
+};
+const size_t config_nkeys = sizeof(config_keys) / sizeof(config_keys[0]);
+
+void
+config_init(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void
+config_release(struct config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->entries[i].sub);
+		free(c->entries[i].value);
+		free(c->entries[i].file);
+	}
+	for (i = 0; i < c->nsubs; i++)
+		free(c->subs[i]);
+	free(c->entries);
+	free(c->subs);
+	config_init(c);
+}
+
+static int
+config_section_known(const char *section, int *sub)
+{
+	size_t i;
+
+	for (i = 0; i < config_nkeys; i++)
+		if (strcmp(config_keys[i].section, section) == 0) {
+			*sub = config_keys[i].sub;
+			return 1;
+		}
+	return 0;
+}
+
+static const struct config_key *
+config_find_key(const char *section, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < config_nkeys; i++)
+		if (strcmp(config_keys[i].section, section) == 0 &&
+		    strcmp(config_keys[i].key, key) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+static int
+config_parse_size(const char *v, long long *out)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v || n < 0)
+		return -1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': n <<= 10; end++; break;
+	case 'M': n <<= 20; end++; break;
+	case 'G': n <<= 30; end++; break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static int
+config_parse_bool(const char *v)
+{
+	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+	    !strcasecmp(v, "on") || !strcmp(v, "1"))
+		return 1;
+	if (!strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+	    !strcasecmp(v, "off") || !strcmp(v, "0"))
+		return 0;
+	return -1;
+}
+
+/* 0 when v is a valid value of k's type, else -1 with a sentence. */
+static int
+config_check_value(const struct config_key *k, const char *v, struct buf *err)
+{
+	long long n;
+	char *end;
+
+	switch (k->type) {
+	case CONFIG_INT:
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		(void)n;
+		if (errno || end == v || *end)
+			return buf_addf(err, "%s must be an integer, not \"%s\"",
+			    k->key, v), -1;
+		break;
+	case CONFIG_SIZE:
+		if (config_parse_size(v, &n) < 0)
+			return buf_addf(err, "%s must be a size like 512K, 64M "
+			    "or 1G, not \"%s\"", k->key, v), -1;
+		break;
+	case CONFIG_BOOL:
+		if (config_parse_bool(v) < 0)
+			return buf_addf(err, "%s must be true or false, not "
+			    "\"%s\"", k->key, v), -1;
+		break;
+	default:
+		break;
+	}
+	return k->check ? k->check(v, err) : 0;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static void
+config_add_sub(struct config *c, const char *section, const char *sub)
+{
+	size_t i, ls = strlen(section);
+	char *pair;
+
+	for (i = 0; i < c->nsubs; i++)
+		if (!strcmp(c->subs[i], section) &&
+		    !strcmp(c->subs[i] + ls + 1, sub))
+			return;
+	pair = xmalloc(ls + strlen(sub) + 2);
+	memcpy(pair, section, ls + 1);
+	strcpy(pair + ls + 1, sub);
+	c->subs = xrealloc(c->subs, (c->nsubs + 1) * sizeof(*c->subs));
+	c->subs[c->nsubs++] = pair;
+}
+
+#define CONFIG_ERR(...) do {						\
+	buf_addf(err, "%s:%d: ", name, lineno);				\
+	buf_addf(err, __VA_ARGS__);					\
+	buf_addch(err, '\n');						\
+	bad = 1;							\
+} while (0)
+
+int
+config_parse(struct config *c, const char *name, const char *text,
+    struct buf *err)
+{
+	char section[64] = "", sub[128] = "", *copy, *line, *next, *s, *eq;
+	int lineno = 0, bad = 0, in_section = 0, wantsub;
+	const struct config_key *k;
+	struct config_entry *e;
+	struct buf why = BUF_INIT(512);
+
+	copy = xstrdup(text);
+	for (line = copy; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		s = trim(line);
+		if (*s == '\0' || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			char *end = strchr(s, ']'), *q;
+
+			in_section = 0;
+			if (!end || end[1]) {
+				CONFIG_ERR("malformed section header \"%s\"", s);
+				continue;
+			}
+			*end = '\0';
+			s = trim(s + 1);
+			sub[0] = '\0';
+			q = strchr(s, '"');
+			if (q) {
+				char *qe = strrchr(q, '"');
+
+				if (qe == q || qe[1] || q - s < 1 ||
+				    !isspace((unsigned char)q[-1])) {
+					CONFIG_ERR("malformed section header "
+					    "\"[%s]\" (want [name \"sub\"])", s);
+					continue;
+				}
+				*qe = '\0';
+				if (strlen(q + 1) == 0 ||
+				    strlen(q + 1) >= sizeof(sub)) {
+					CONFIG_ERR("bad subsection name in "
+					    "\"[%s]\"", s);
+					continue;
+				}
+				strcpy(sub, q + 1);
+				*q = '\0';
+				s = trim(s);
+			}
+			if (strlen(s) >= sizeof(section) ||
+			    !config_section_known(s, &wantsub)) {
+				CONFIG_ERR("unknown section [%s]", s);
+				continue;
+			}
+			if (wantsub && !sub[0]) {
+				CONFIG_ERR("section [%s] needs a name: "
+				    "[%s \"NAME\"]", s, s);
+				continue;
+			}
+			if (!wantsub && sub[0]) {
+				CONFIG_ERR("section [%s] takes no name", s);
+				continue;
+			}
+			strcpy(section, s);
+			if (sub[0])
+				config_add_sub(c, section, sub);
+			in_section = 1;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!eq) {
+			CONFIG_ERR("expected \"key = value\", got \"%s\"", s);
+			continue;
+		}
+		*eq = '\0';
+		s = trim(s);
+		eq = trim(eq + 1);
+		if (!in_section) {
+			CONFIG_ERR("key \"%s\" outside a known section", s);
+			continue;
+		}
+		k = config_find_key(section, s);
+		if (!k) {
+			CONFIG_ERR("unknown key \"%s\" in [%s]", s, section);
+			continue;
+		}
+		/* "value" may be quoted to keep spaces at its ends */
+		if (eq[0] == '"' && strlen(eq) >= 2 && eq[strlen(eq) - 1] == '"') {
+			eq[strlen(eq) - 1] = '\0';
+			eq++;
+		}
+		buf_reset(&why);
+		if (config_check_value(k, eq, &why) < 0) {
+			CONFIG_ERR("%s", why.data);
+			continue;
+		}
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 32;
+			c->entries = xrealloc(c->entries,
+			    c->cap * sizeof(*c->entries));
+		}
+		e = &c->entries[c->n++];
+		e->key = k;
+		e->sub = sub[0] ? xstrdup(sub) : NULL;
+		e->value = xstrdup(eq);
+		e->file = xstrdup(name);
+		e->line = lineno;
+	}
+	free(copy);
+	buf_release(&why);
+	return bad ? -1 : 0;
+}
+
+int
+config_load(struct config *c, const char *path, struct buf *err)
+{
+	struct buf text = BUF_INIT(1 << 20);
+	int rc;
+
+	if (buf_read_file(&text, path) < 0) {
+		buf_addf(err, "%s: %s\n", path, text.overflow ?
+		    "larger than 1 MiB" : strerror(errno));
+		buf_release(&text);
+		return -1;
+	}
+	if (memchr(text.data, '\0', text.len)) {
+		buf_addf(err, "%s: contains a NUL byte\n", path);
+		buf_release(&text);
+		return -1;
+	}
+	rc = config_parse(c, path, text.data, err);
+	buf_release(&text);
+	return rc;
+}
+
+int
+config_load_default(struct config *c, struct buf *err)
+{
+	return config_parse(c, "(embedded etc/kperfci.conf)",
+	    config_default_text, err);
+}
+
+static const struct config_key *
+config_key_or_die(const char *section, const char *key)
+{
+	const struct config_key *k = config_find_key(section, key);
+
+	if (!k)
+		fatalx("config: no key \"%s\" in [%s] in the table", key,
+		    section);
+	return k;
+}
+
+static int
+config_sub_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+const char *
+config_str(const struct config *c, const char *section, const char *sub,
+    const char *key)
+{
+	const struct config_key *k = config_key_or_die(section, key);
+	size_t i;
+
+	for (i = c->n; i-- > 0;)
+		if (c->entries[i].key == k &&
+		    config_sub_eq(c->entries[i].sub, sub))
+			return c->entries[i].value;
+	return k->def;
+}
+
+long long
+config_int(const struct config *c, const char *section, const char *sub,
+    const char *key)
+{
+	const char *v = config_str(c, section, sub, key);
+	long long n = 0;
+
+	if (!v)
+		return 0;
+	if (config_key_or_die(section, key)->type == CONFIG_SIZE) {
+		if (config_parse_size(v, &n) < 0)
+			fatalx("config: bad default for %s.%s", section, key);
+		return n;
+	}
+	return strtoll(v, NULL, 10);
+}
+
+int
+config_bool(const struct config *c, const char *section, const char *sub,
+    const char *key)
+{
+	const char *v = config_str(c, section, sub, key);
+
+	return v ? config_parse_bool(v) == 1 : 0;
+}
+
+const char *
+config_list(const struct config *c, const char *section, const char *sub,
+    const char *key, size_t idx)
+{
+	const struct config_key *k = config_key_or_die(section, key);
+	size_t i, seen = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (c->entries[i].key == k &&
+		    config_sub_eq(c->entries[i].sub, sub) && seen++ == idx)
+			return c->entries[i].value;
+	return NULL;
+}
+
+const char *
+config_subsection(const struct config *c, const char *section, size_t idx)
+{
+	size_t i, seen = 0;
+
+	for (i = 0; i < c->nsubs; i++)
+		if (!strcmp(c->subs[i], section) && seen++ == idx)
+			return c->subs[i] + strlen(section) + 1;
+	return NULL;
+}

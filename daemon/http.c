@@ -1,0 +1,649 @@
+/*
+ * http: libmicrohttpd glue, routing, request/response helpers and JSON
+ * body parsing (see http.h).  The only file that includes microhttpd.h.
+ *
+ * DESIGN: MHD runs an internal polling thread with a pool of worker threads
+ * ([daemon] threads).  Each request is collected into a struct http_req in
+ * the access callback (headers and query copied, the body appended to a
+ * bounded buf), then dispatched on the final callback; the handler runs on
+ * the MHD worker thread with that thread's own db connection.  Nothing here
+ * is shared between threads except the read-only route tables.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "daemon/html.h"
+#include "daemon/http.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+
+/* ---- requests and responses ------------------------------------------ */
+
+static void
+kv_add(struct http_kv **v, size_t *n, const char *name, const char *value)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n].name = xstrdup(name);
+	(*v)[*n].value = xstrdup(value ? value : "");
+	(*n)++;
+}
+
+static void
+kv_free(struct http_kv *v, size_t n)
+{
+	while (n--) {
+		free(v[n].name);
+		free(v[n].value);
+	}
+	free(v);
+}
+
+void
+http_req_init(struct http_req *r, const char *method, const char *path,
+    size_t max_body)
+{
+	memset(r, 0, sizeof(*r));
+	r->method = xstrdup(method);
+	r->path = xstrdup(path);
+	buf_init(&r->body, max_body);
+}
+
+void
+http_req_release(struct http_req *r)
+{
+	size_t i;
+
+	free(r->method);
+	free(r->path);
+	kv_free(r->query, r->nquery);
+	kv_free(r->headers, r->nheaders);
+	for (i = 0; i < r->nparams; i++) {
+		free(r->params[i].name);
+		free(r->params[i].value);
+	}
+	buf_release(&r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+void
+http_req_add_query(struct http_req *r, const char *k, const char *v)
+{
+	kv_add(&r->query, &r->nquery, k, v);
+}
+
+void
+http_req_add_header(struct http_req *r, const char *k, const char *v)
+{
+	kv_add(&r->headers, &r->nheaders, k, v);
+}
+
+void
+http_resp_init(struct http_resp *r)
+{
+	memset(r, 0, sizeof(*r));
+	buf_init(&r->body, 0);
+}
+
+void
+http_resp_release(struct http_resp *r)
+{
+	buf_release(&r->body);
+	kv_free(r->headers, r->nheaders);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+http_query(const struct http_req *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nquery; i++)
+		if (!strcmp(r->query[i].name, name))
+			return r->query[i].value;
+	return NULL;
+}
+
+const char *
+http_header(const struct http_req *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nheaders; i++)
+		if (!strcasecmp(r->headers[i].name, name))
+			return r->headers[i].value;
+	return NULL;
+}
+
+const char *
+http_param(const struct http_req *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nparams; i++)
+		if (!strcmp(r->params[i].name, name))
+			return r->params[i].value;
+	return NULL;
+}
+
+int
+http_content_type_is(const struct http_req *r, const char *type)
+{
+	const char *ct = http_header(r, "Content-Type");
+	size_t n = strlen(type);
+
+	if (!ct)
+		return 0;
+	while (*ct == ' ')
+		ct++;
+	return !strncasecmp(ct, type, n) &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+int
+http_param_id(const struct http_req *r, struct http_resp *resp,
+    const char *name, long long *out)
+{
+	const char *v = http_param(r, name);
+	char *end;
+	long long n;
+
+	if (!v || !*v || strspn(v, "0123456789") != strlen(v) ||
+	    strlen(v) > 18 || (n = strtoll(v, &end, 10)) < 1) {
+		http_reply_error(resp, 400, "%s must be a positive integer, "
+		    "not \"%.64s\"", name, v ? v : "");
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+void
+http_resp_header(struct http_resp *r, const char *name, const char *value)
+{
+	kv_add(&r->headers, &r->nheaders, name, value);
+}
+
+int
+http_reply_json(struct http_resp *r, int status, json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+
+	json_decref(j);
+	buf_reset(&r->body);
+	if (!s) {
+		r->status = 500;
+		r->content_type = "text/plain; charset=utf-8";
+		buf_addstr(&r->body, "cannot encode JSON\n");
+		return -1;
+	}
+	r->status = status;
+	r->content_type = "application/json";
+	buf_addstr(&r->body, s);
+	buf_addch(&r->body, '\n');
+	free(s);
+	return 0;
+}
+
+int
+http_reply_error(struct http_resp *r, int status, const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT(0);
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	http_reply_json(r, status, json_pack("{s:s}", "error",
+	    msg.data ? msg.data : ""));
+	buf_release(&msg);
+	return 0;
+}
+
+int
+http_reply_text(struct http_resp *r, int status, const char *ctype,
+    const char *text)
+{
+	r->status = status;
+	r->content_type = ctype;
+	buf_reset(&r->body);
+	buf_addstr(&r->body, text);
+	return 0;
+}
+
+int
+http_redirect(struct http_resp *r, const char *location)
+{
+	http_resp_header(r, "Location", location);
+	return http_reply_text(r, 303, "text/plain; charset=utf-8",
+	    location);
+}
+
+json_t *
+http_json_body(const struct http_req *r, struct http_resp *resp)
+{
+	json_error_t e;
+	json_t *j;
+
+	if (r->body.len == 0) {
+		http_reply_error(resp, 400, "empty body: expected a JSON "
+		    "object");
+		return NULL;
+	}
+	j = json_loadb(r->body.data, r->body.len, JSON_REJECT_DUPLICATES, &e);
+	if (!j) {
+		http_reply_error(resp, 400, "invalid JSON at line %d column "
+		    "%d: %s", e.line, e.column, e.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		http_reply_error(resp, 400, "body must be a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+int
+http_json_str(json_t *obj, const char *field, int required, const char **out,
+    struct http_resp *resp)
+{
+	json_t *v = json_object_get(obj, field);
+
+	if (!v || json_is_null(v)) {
+		if (required) {
+			http_reply_error(resp, 400, "missing field \"%s\"",
+			    field);
+			return -1;
+		}
+		return 1;
+	}
+	if (!json_is_string(v)) {
+		http_reply_error(resp, 400, "field \"%s\" must be a string",
+		    field);
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+int
+http_json_int(json_t *obj, const char *field, int required, long long *out,
+    struct http_resp *resp)
+{
+	json_t *v = json_object_get(obj, field);
+
+	if (!v || json_is_null(v)) {
+		if (required) {
+			http_reply_error(resp, 400, "missing field \"%s\"",
+			    field);
+			return -1;
+		}
+		return 1;
+	}
+	if (!json_is_integer(v)) {
+		http_reply_error(resp, 400, "field \"%s\" must be an integer",
+		    field);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* ---- routing --------------------------------------------------------- */
+
+static void
+http_params_clear(struct http_req *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nparams; i++) {
+		free(r->params[i].name);
+		free(r->params[i].value);
+	}
+	r->nparams = 0;
+}
+
+int
+http_pattern_match(const char *pat, const char *path, struct http_req *r)
+{
+	http_params_clear(r);
+	while (*pat && *path) {
+		if (*pat == '{') {
+			const char *pe = strchr(pat, '}'), *se;
+			size_t nlen;
+			int rest;
+
+			if (!pe)
+				return 0;
+			nlen = pe - pat - 1;
+			rest = nlen > 0 && pat[nlen] == '*';
+			se = rest ? path + strlen(path) : path + strcspn(path, "/");
+			if (se == path || r->nparams == HTTP_MAX_PARAMS)
+				goto fail;
+			r->params[r->nparams].name = xstrndup(pat + 1,
+			    nlen - rest);
+			r->params[r->nparams].value = xstrndup(path, se - path);
+			r->nparams++;
+			pat = pe + 1;
+			path = se;
+			continue;
+		}
+		if (*pat != *path)
+			goto fail;
+		pat++;
+		path++;
+	}
+	if (*pat == '\0' && *path == '\0')
+		return 1;
+fail:
+	http_params_clear(r);
+	return 0;
+}
+
+const struct route *
+http_route_match(const struct route *const *tables, struct http_req *r,
+    int *status)
+{
+	const struct route *t;
+
+	if (!tables)
+		tables = http_route_tables;
+	*status = 404;
+	for (; *tables; tables++)
+		for (t = *tables; t->method; t++) {
+			if (!http_pattern_match(t->pattern, r->path, r))
+				continue;
+			if (!strcmp(t->method, r->method) ||
+			    (!strcmp(r->method, "HEAD") &&
+			    !strcmp(t->method, "GET")))
+				return t;
+			*status = 405;
+		}
+	http_params_clear(r);
+	return NULL;
+}
+
+size_t
+http_route_max_body(const struct route *const *tables, const char *method,
+    const char *path, size_t dflt)
+{
+	struct http_req tmp;
+	const struct route *rt;
+	size_t max = dflt;
+	int st;
+
+	http_req_init(&tmp, method, path, 0);
+	rt = http_route_match(tables, &tmp, &st);
+	if (rt && rt->max_body > max)
+		max = rt->max_body;
+	http_req_release(&tmp);
+	return max;
+}
+
+static int
+http_wants_html(const struct http_req *r, const struct route *rt)
+{
+	if (rt)
+		return !!(rt->flags & ROUTE_HTML);
+	return strncmp(r->path, "/api/", 5) != 0 &&
+	    strcmp(r->path, "/healthz") != 0;
+}
+
+/* Error in the form the caller of that path reads: JSON or a page. */
+static void
+http_error_for(const struct http_req *r, const struct route *rt,
+    struct http_resp *resp, int status, const char *msg)
+{
+	if (http_wants_html(r, rt))
+		html_error_page(resp, status, msg);
+	else
+		http_reply_error(resp, status, "%s", msg);
+}
+
+void
+http_route_dispatch(const struct route *const *tables, struct http_req *r,
+    struct http_resp *resp)
+{
+	const struct route *rt;
+	struct buf msg = BUF_INIT(0);
+	int status, rc;
+
+	rt = http_route_match(tables, r, &status);
+	if (!rt) {
+		if (status == 405)
+			buf_addf(&msg, "method %s not allowed on %s", r->method,
+			    r->path);
+		else
+			buf_addf(&msg, "no such page: %s", r->path);
+		http_error_for(r, NULL, resp, status, msg.data);
+		goto out;
+	}
+	if (r->body.overflow) {
+		buf_addf(&msg, "request body larger than the limit of %zu "
+		    "bytes", r->body.max);
+		http_error_for(r, rt, resp, 413, msg.data);
+		goto out;
+	}
+	rc = rt->handler(r, resp);
+	if (resp->status == 0) {
+		if (rc < 0)
+			http_error_for(r, rt, resp, 500, "internal error (see "
+			    "the daemon log)");
+		else
+			http_reply_text(resp, 204, "text/plain", "");
+	}
+out:
+	buf_release(&msg);
+}
+
+/* ---- the server ------------------------------------------------------ */
+
+struct http_server {
+	struct MHD_Daemon *mhd;
+	struct http_opts opts;
+	int	 port;
+};
+
+struct http_conn {
+	struct http_req req;
+	int	 too_big;
+};
+
+static enum MHD_Result
+http_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct http_req *r = cls;
+
+	if (kind == MHD_GET_ARGUMENT_KIND)
+		http_req_add_query(r, key, value);
+	else
+		http_req_add_header(r, key, value);
+	return MHD_YES;
+}
+
+static enum MHD_Result
+http_send(struct MHD_Connection *c, struct http_resp *resp, int head)
+{
+	struct MHD_Response *mr;
+	enum MHD_Result ret;
+	size_t len = resp->body.len, i;
+	char *data;
+
+	data = buf_detach(&resp->body, &len);
+	mr = MHD_create_response_from_buffer(head ? 0 : len, data,
+	    MHD_RESPMEM_MUST_FREE);
+	if (!mr) {
+		free(data);
+		return MHD_NO;
+	}
+	if (resp->content_type)
+		MHD_add_response_header(mr, "Content-Type",
+		    resp->content_type);
+	MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
+	for (i = 0; i < resp->nheaders; i++)
+		MHD_add_response_header(mr, resp->headers[i].name,
+		    resp->headers[i].value);
+	ret = MHD_queue_response(c, resp->status ? resp->status : 500, mr);
+	MHD_destroy_response(mr);
+	return ret;
+}
+
+static enum MHD_Result
+http_access(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_size, void **con_cls)
+{
+	struct http_server *s = cls;
+	struct http_conn *hc = *con_cls;
+	struct http_resp resp;
+	const union MHD_ConnectionInfo *ci;
+	const char *cl;
+	enum MHD_Result ret;
+	size_t max;
+	char peer[INET6_ADDRSTRLEN] = "";
+
+	if (!hc) {
+		hc = xcalloc(1, sizeof(*hc));
+		max = http_route_max_body(NULL, method, url, s->opts.max_body);
+		http_req_init(&hc->req, method, url, max);
+		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND,
+		    http_collect, &hc->req);
+		MHD_get_connection_values(c, MHD_HEADER_KIND, http_collect,
+		    &hc->req);
+		*con_cls = hc;
+		/* Refuse a declared oversize body before reading any of it. */
+		cl = http_header(&hc->req, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > max) {
+			hc->req.body.overflow = 1;
+			http_resp_init(&resp);
+			http_route_dispatch(NULL, &hc->req, &resp);
+			ret = http_send(c, &resp, 0);
+			http_resp_release(&resp);
+			hc->too_big = 2;
+			return ret;
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		/* Keep consuming an oversize body, but store none of it. */
+		if (!hc->too_big && buf_add(&hc->req.body, upload,
+		    *upload_size) < 0)
+			hc->too_big = 1;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (hc->too_big == 2)
+		return MHD_YES;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET)
+			inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->
+			    sin_addr, peer, sizeof(peer));
+		else if (sa->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->
+			    sin6_addr, peer, sizeof(peer));
+		hc->req.peer = peer;
+	}
+	hc->req.db = s->opts.thread_db ? s->opts.thread_db() : NULL;
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &hc->req, &resp);
+	log_debug("http: %s %s -> %d", method, url, resp.status);
+	ret = http_send(c, &resp, !strcmp(method, "HEAD"));
+	http_resp_release(&resp);
+	hc->req.peer = NULL;
+	return ret;
+}
+
+static void
+http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http_conn *hc = *con_cls;
+
+	if (!hc)
+		return;
+	http_req_release(&hc->req);
+	free(hc);
+	*con_cls = NULL;
+}
+
+static void
+http_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_warnx("http: %s", msg);
+}
+
+struct http_server *
+http_start(const struct http_opts *o)
+{
+	struct http_server *s = xcalloc(1, sizeof(*s));
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *di;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, o->listen, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(o->port);
+	} else if (inet_pton(AF_INET6, o->listen, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(o->port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		error("http: listen address \"%s\" is not an IPv4 or IPv6 "
+		    "address", o->listen);
+		free(s);
+		return NULL;
+	}
+	s->opts = *o;
+	s->mhd = MHD_start_daemon(flags, o->port, NULL, NULL, http_access, s,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
+	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+	    MHD_OPTION_END);
+	if (!s->mhd) {
+		error("http: cannot listen on %s port %d: %s", o->listen,
+		    o->port, strerror(errno));
+		free(s);
+		return NULL;
+	}
+	di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = di ? di->port : o->port;
+	return s;
+}
+
+int
+http_port(const struct http_server *s)
+{
+	return s->port;
+}
+
+void
+http_stop(struct http_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->mhd);
+	free(s);
+}

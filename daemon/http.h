@@ -1,0 +1,174 @@
+/*
+ * http: the HTTP layer.  http.c is the only file that includes
+ * microhttpd.h; everything else sees plain structs.
+ *
+ * A handler takes a struct http_req and fills a struct http_resp:
+ *
+ *	static int
+ *	api_thing_get(struct http_req *req, struct http_resp *resp)
+ *	{
+ *		long long id;
+ *
+ *		if (http_param_id(req, resp, "id", &id) < 0)
+ *			return 0;		// 400 already in resp
+ *		...
+ *		return http_reply_json(resp, 200, obj);
+ *	}
+ *
+ * The return value is ignored except that -1 with no status set becomes a
+ * 500.  Handlers never block on git, builds or agents: they store a request
+ * and answer 202.  Because requests are plain structs, unit tests call
+ * handlers directly (http_req_init + http_route_dispatch, no server).
+ *
+ * Routes: each area has a table `const struct route foo_routes[]` ended by
+ * { NULL }; daemon/routes.c lists every table (one line per area).  A
+ * pattern is a path whose segments may be "{name}" (captured, read with
+ * http_param) or end in "{name*}" (the rest of the path).
+ *
+ * Bodies are read into a bounded buf: [daemon] max_body by default, or the
+ * route's max_body when larger (agent and kernel uploads).  A bigger body is
+ * refused with 413 naming the limit before the handler runs.
+ */
+#ifndef KPERFCI_HTTP_H
+#define KPERFCI_HTTP_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+
+struct db;
+
+struct http_kv {
+	char	*name;
+	char	*value;
+};
+
+#define HTTP_MAX_PARAMS 8
+
+struct http_req {
+	char	*method;		/* "GET" */
+	char	*path;			/* "/api/v1/series/3", no query */
+	struct http_kv *query;		/* decoded ?a=b&c=d */
+	size_t	 nquery;
+	struct http_kv *headers;
+	size_t	 nheaders;
+	struct buf body;
+	struct http_kv params[HTTP_MAX_PARAMS];	/* from the route pattern */
+	size_t	 nparams;
+	const char *peer;		/* "127.0.0.1" or NULL */
+	struct db *db;			/* this thread's connection */
+};
+
+struct http_resp {
+	int	 status;		/* 0 until set */
+	const char *content_type;	/* static string */
+	struct buf body;
+	struct http_kv *headers;
+	size_t	 nheaders;
+};
+
+struct route {
+	const char *method;		/* "GET", "POST", ...; NULL ends */
+	const char *pattern;
+	int	(*handler)(struct http_req *, struct http_resp *);
+	unsigned flags;
+	size_t	 max_body;		/* 0: [daemon] max_body */
+};
+
+/* Route flags. */
+#define ROUTE_HTML	0x1	/* errors as an HTML page, not JSON */
+
+/* ---- requests and responses ------------------------------------------ */
+
+/* For tests and the server: an empty request (body capped at max). */
+void	 http_req_init(struct http_req *, const char *method, const char *path,
+	    size_t max_body);
+void	 http_req_release(struct http_req *);
+void	 http_req_add_query(struct http_req *, const char *, const char *);
+void	 http_req_add_header(struct http_req *, const char *, const char *);
+void	 http_resp_init(struct http_resp *);
+void	 http_resp_release(struct http_resp *);
+
+/* NULL when absent.  Header names compare case-insensitively. */
+const char *http_query(const struct http_req *, const char *name);
+const char *http_header(const struct http_req *, const char *name);
+const char *http_param(const struct http_req *, const char *name);
+/* Content-Type without parameters, lower case compare: 1 if it is `type`. */
+int	 http_content_type_is(const struct http_req *, const char *type);
+
+/*
+ * Reads path parameter `name` as a positive integer; on failure fills resp
+ * with 400 "NAME must be a positive integer, not \"x\"" and returns -1.
+ */
+int	 http_param_id(const struct http_req *, struct http_resp *,
+	    const char *name, long long *out);
+
+void	 http_resp_header(struct http_resp *, const char *name,
+	    const char *value);
+/* Steals j.  Sets status, application/json, body. */
+int	 http_reply_json(struct http_resp *, int status, json_t *j);
+/* {"error": "..."} with status; returns 0 so handlers can return it. */
+int	 http_reply_error(struct http_resp *, int status, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+int	 http_reply_text(struct http_resp *, int status, const char *ctype,
+	    const char *text);
+/* 303 See Other to location. */
+int	 http_redirect(struct http_resp *, const char *location);
+
+/*
+ * JSON request bodies.  http_json_body parses req->body as a JSON object; on
+ * failure resp gets 400 naming the problem ("invalid JSON at line 1 column
+ * 5: ...", "body must be a JSON object") and NULL is returned.
+ * http_json_str/int read one field: required fields missing give 400
+ * "missing field \"url\""; a wrong type gives 400 "field \"version\" must be
+ * an integer".  They return 0 (present), 1 (absent, optional), -1 (400 set).
+ */
+json_t	*http_json_body(const struct http_req *, struct http_resp *);
+int	 http_json_str(json_t *obj, const char *field, int required,
+	    const char **out, struct http_resp *);
+int	 http_json_int(json_t *obj, const char *field, int required,
+	    long long *out, struct http_resp *);
+
+/* ---- routing --------------------------------------------------------- */
+
+/* NULL-terminated list of every area's route table (daemon/routes.c). */
+extern const struct route *const http_route_tables[];
+
+/*
+ * Finds the route for (method, path), fills req->params.  Returns the
+ * route, or NULL with *status 404 (no path matched) or 405 (path matched,
+ * method did not).  tables NULL means http_route_tables.
+ */
+const struct route *http_route_match(const struct route *const *tables,
+	    struct http_req *, int *status);
+/* Matches one pattern against a path, capturing params.  1 match, 0 not. */
+int	 http_pattern_match(const char *pattern, const char *path,
+	    struct http_req *);
+/* Matches and calls the handler; fills resp in every case. */
+void	 http_route_dispatch(const struct route *const *tables,
+	    struct http_req *, struct http_resp *);
+/* The largest body a request for (method, path) may carry. */
+size_t	 http_route_max_body(const struct route *const *tables,
+	    const char *method, const char *path, size_t dflt);
+
+/* ---- the server ------------------------------------------------------ */
+
+struct http_opts {
+	const char *listen;		/* IPv4 or IPv6 literal */
+	int	 port;			/* 0: any free port */
+	int	 threads;
+	size_t	 max_body;
+	/* Returns this thread's db connection (opened on first use). */
+	struct db *(*thread_db)(void);
+};
+
+struct http_server;
+
+struct http_server *http_start(const struct http_opts *);
+/* The port actually bound (useful with port 0). */
+int	 http_port(const struct http_server *);
+void	 http_stop(struct http_server *);
+
+#endif

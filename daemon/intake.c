@@ -1,0 +1,220 @@
+/*
+ * intake: submissions (URL or mbox) and the fetch stage (see intake.h).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/intake.h"
+#include "daemon/pipeline.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+
+static void
+intake_allowed_bases(struct buf *err)
+{
+	const char *b;
+	size_t i;
+
+	for (i = 0; (b = config_list(&app.cfg, "lore", NULL, "allow", i));
+	    i++)
+		buf_addf(err, "%s%s", i ? ", " : "", b);
+	if (i == 0)
+		buf_addstr(err, "(none configured)");
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * Until the lore client's lore_parse_url is in, a plain parser of the
+ * <base><list>/<msgid>[/...] forms.
+ */
+int
+intake_parse_url(const char *url, char **basep, char **listp, char **msgidp,
+    int *version, struct buf *err)
+{
+	const char *b = NULL, *rest, *seg2, *end, *q;
+	struct buf id = BUF_INIT(1024);
+	size_t i, blen = 0;
+	int rc = -1;
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		buf_addf(err, "not an http(s) URL: \"%.200s\"; submit a lore "
+		    "message URL under one of: ", url);
+		intake_allowed_bases(err);
+		return -1;
+	}
+	for (i = 0; (b = config_list(&app.cfg, "lore", NULL, "allow", i));
+	    i++) {
+		blen = strlen(b);
+		if (blen && b[blen - 1] != '/' ? !strncmp(url, b, blen) &&
+		    url[blen] == '/' : !strncmp(url, b, blen))
+			break;
+	}
+	if (!b) {
+		buf_addf(err, "URL \"%.200s\" is not on an allowed lore "
+		    "server; allowed bases: ", url);
+		intake_allowed_bases(err);
+		return -1;
+	}
+	rest = url + blen;
+	while (*rest == '/')
+		rest++;
+	end = rest + strcspn(rest, "?#");
+	seg2 = memchr(rest, '/', end - rest);
+	if (!seg2 || seg2 == rest) {
+		buf_addf(err, "URL \"%.200s\" names no message: expected "
+		    "<base>/<list>/<message-id>/", url);
+		goto out;
+	}
+	seg2++;
+	q = seg2 + strcspn(seg2, "/?#");
+	if (q == seg2) {
+		buf_addf(err, "URL \"%.200s\" names no message-id", url);
+		goto out;
+	}
+	for (; seg2 < q; seg2++) {
+		int c = (unsigned char)*seg2;
+
+		if (c == '%' && hexval(seg2[1]) >= 0 && hexval(seg2[2]) >= 0) {
+			c = hexval(seg2[1]) * 16 + hexval(seg2[2]);
+			seg2 += 2;
+		}
+		if (c <= ' ' || c == 0x7f || c == '<' || c == '>') {
+			buf_addf(err, "message-id in \"%.200s\" contains a "
+			    "space or control character", url);
+			goto out;
+		}
+		buf_addch(&id, c);
+	}
+	if (id.overflow) {
+		buf_addstr(err, "message-id longer than 1024 bytes");
+		goto out;
+	}
+	if ((q = strstr(end, "v=")) && (q[-1] == '?' || q[-1] == '&'))
+		*version = atoi(q + 2);
+	*basep = xstrndup(url, blen);
+	*listp = xstrndup(rest, strcspn(rest, "/"));
+	*msgidp = buf_detach(&id, NULL);
+	rc = 0;
+out:
+	buf_release(&id);
+	return rc;
+}
+
+int
+intake_check_rev(const char *rev, struct buf *err)
+{
+	const char *p;
+
+	if (!*rev || strlen(rev) > 256)
+		return buf_addstr(err, "base must be 1 to 256 characters"), -1;
+	for (p = rev; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '~' ||
+		    *p == '^' || *p == ':' || *p == '\\' ||
+		    (p[0] == '.' && p[1] == '.'))
+			return buf_addf(err, "base \"%.64s\" is not a valid git "
+			    "revision name", rev), -1;
+	return 0;
+}
+
+static int
+intake_check_common(int version, const char *base, struct buf *err)
+{
+	if (version < 0 || version > 1000)
+		return buf_addf(err, "version must be between 1 and 1000, "
+		    "not %d", version), -1;
+	if (base && intake_check_rev(base, err) < 0)
+		return -1;
+	return 0;
+}
+
+int
+intake_submit_url(struct db *db, const char *url, int version,
+    const char *base, long long *id, struct buf *err)
+{
+	char *lbase = NULL, *list = NULL, *msgid = NULL;
+	struct db_series_req r;
+	int64_t nid;
+	int rc = -1, v = 0;
+
+	if (strlen(url) > 4096) {
+		buf_addstr(err, "url longer than 4096 bytes");
+		return -1;
+	}
+	if (intake_parse_url(url, &lbase, &list, &msgid, &v, err) < 0)
+		goto out;
+	if (!version)
+		version = v;
+	if (intake_check_common(version, base, err) < 0)
+		goto out;
+	memset(&r, 0, sizeof(r));
+	r.source = url;
+	r.lore_base = lbase;
+	r.lore_list = list;
+	r.msgid = msgid;
+	r.version = version;
+	r.base = base;
+	if (db_series_insert(db, &r, &nid) < 0) {
+		buf_addstr(err, "cannot store the request (see the daemon "
+		    "log)");
+		goto out;
+	}
+	*id = nid;
+	pipeline_kick();
+	rc = 0;
+out:
+	free(lbase);
+	free(list);
+	free(msgid);
+	return rc;
+}
+
+int
+intake_submit_mbox(struct db *db, const void *data, size_t len, int version,
+    const char *base, long long *id, struct buf *err)
+{
+	struct db_series_req r;
+	int64_t nid;
+
+	if (len == 0) {
+		buf_addstr(err, "empty mbox");
+		return -1;
+	}
+	if (intake_check_common(version, base, err) < 0)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	r.source = "upload";
+	r.version = version;
+	r.base = base;
+	r.upload = data;
+	r.upload_len = len;
+	if (db_series_insert(db, &r, &nid) < 0) {
+		buf_addstr(err, "cannot store the request (see the daemon "
+		    "log)");
+		return -1;
+	}
+	*id = nid;
+	pipeline_kick();
+	return 0;
+}
+
+/* queued -> fetched.  Until the lore client and picker are in: refuse. */
+int
+stage_fetch(struct stage_ctx *ctx)
+{
+	buf_addstr(&ctx->err, "series intake is not available in this build "
+	    "yet");
+	return STAGE_FAIL;
+}

@@ -1,0 +1,287 @@
+/*
+ * pipeline: the stage table and the worker threads (see pipeline.h).
+ *
+ * DESIGN: workers share nothing but a mutex-protected set of series ids
+ * being worked on (so two workers never run the same series) and a
+ * condition variable that pipeline_kick() signals.  Each worker loops:
+ * ask the store for series in any from_state, claim the first unclaimed
+ * one, run its stage outside the lock, store the outcome, repeat; when
+ * nothing is left, sleep until kicked or for [daemon] poll seconds.
+ * Series waiting on outside events (STAGE_WAIT) are remembered with a
+ * not-before time so they are not spun on.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/pipeline.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+
+static const struct stage pipeline_stages[] = {
+	{ "queued", stage_fetch, "fetched" },
+	/* trees and builds: fetched -> applied -> built */
+	/* scheduler: built -> running -> done */
+};
+#define NSTAGES (sizeof(pipeline_stages) / sizeof(pipeline_stages[0]))
+
+#define PIPELINE_MAX_IDS 64
+
+static pthread_mutex_t pl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pl_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t *pl_threads;
+static int pl_nthreads;
+static int pl_poll = 5;
+static volatile int pl_stop;
+static unsigned pl_kicks;
+
+/* Series being worked on, and series waiting (id, not-before). */
+static long long pl_busy[256];
+static size_t pl_nbusy;
+static struct {
+	long long id;
+	time_t	 until;
+} pl_wait[256];
+static size_t pl_nwait;
+
+int
+pipeline_state_is_final(const char *state)
+{
+	size_t i;
+
+	for (i = 0; i < NSTAGES; i++)
+		if (!strcmp(pipeline_stages[i].from, state))
+			return 0;
+	return 1;
+}
+
+static const struct stage *
+pipeline_stage_for(const char *state)
+{
+	size_t i;
+
+	for (i = 0; i < NSTAGES; i++)
+		if (!strcmp(pipeline_stages[i].from, state))
+			return &pipeline_stages[i];
+	return NULL;
+}
+
+/* Caller holds pl_lock. */
+static int
+pipeline_claimable(long long id)
+{
+	time_t now = time(NULL);
+	size_t i;
+
+	for (i = 0; i < pl_nbusy; i++)
+		if (pl_busy[i] == id)
+			return 0;
+	for (i = 0; i < pl_nwait; i++)
+		if (pl_wait[i].id == id) {
+			if (pl_wait[i].until > now)
+				return 0;
+			pl_wait[i] = pl_wait[--pl_nwait];
+			break;
+		}
+	return pl_nbusy < sizeof(pl_busy) / sizeof(pl_busy[0]);
+}
+
+static void
+pipeline_unclaim(long long id, int wait)
+{
+	size_t i;
+
+	pthread_mutex_lock(&pl_lock);
+	for (i = 0; i < pl_nbusy; i++)
+		if (pl_busy[i] == id) {
+			pl_busy[i] = pl_busy[--pl_nbusy];
+			break;
+		}
+	if (wait && pl_nwait < sizeof(pl_wait) / sizeof(pl_wait[0])) {
+		pl_wait[pl_nwait].id = id;
+		pl_wait[pl_nwait].until = time(NULL) + pl_poll;
+		pl_nwait++;
+	}
+	pthread_mutex_unlock(&pl_lock);
+}
+
+/*
+ * Runs the stage for one series.  Returns 1 when a stage ran (progress or
+ * failure), 0 when it said "wait" or the series moved meanwhile.
+ */
+static int
+pipeline_run_series(struct db *db, long long id, volatile int *stop,
+    int *waited)
+{
+	struct db_series s;
+	const struct stage *st;
+	struct stage_ctx ctx;
+	int r, ran = 0;
+
+	*waited = 0;
+	if (db_series_get(db, id, 0, &s) != 0)
+		return 0;
+	st = pipeline_stage_for(s.state);
+	if (!st)
+		goto out;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.db = db;
+	ctx.series_id = id;
+	ctx.from = st->from;
+	ctx.to = st->to;
+	ctx.stop = stop;
+	buf_init(&ctx.err, 4096);
+	log_debug("pipeline: series %lld: %s -> %s", id, st->from, st->to);
+	r = st->fn(&ctx);
+	if (r == STAGE_WAIT) {
+		*waited = 1;
+	} else if (r == STAGE_OK) {
+		/* 1 (not in from any more) means the stage moved it itself */
+		if (db_series_set_state(db, id, st->from, st->to, NULL) == 0)
+			log_info("series %lld: %s", id, st->to);
+		ran = 1;
+	} else if (*stop) {
+		/* interrupted by shutdown: stays in from, resumed at start */
+	} else {
+		const char *why = ctx.err.len ? ctx.err.data :
+		    "stage failed (no reason given)";
+
+		log_info("series %lld: failed: %s", id, why);
+		db_series_set_state(db, id, st->from, "failed", why);
+		ran = 1;
+	}
+	buf_release(&ctx.err);
+out:
+	db_series_release(&s);
+	return ran;
+}
+
+static const char **
+pipeline_from_states(size_t *n)
+{
+	static const char *states[NSTAGES > 0 ? NSTAGES : 1];
+	size_t i;
+
+	for (i = 0; i < NSTAGES; i++)
+		states[i] = pipeline_stages[i].from;
+	*n = NSTAGES;
+	return states;
+}
+
+int
+pipeline_run_once(struct db *db)
+{
+	int64_t ids[PIPELINE_MAX_IDS];
+	size_t nids, n, i;
+	const char **states = pipeline_from_states(&n);
+	int ran = 0, waited;
+	int stop = 0;
+
+	if (db_series_in_states(db, states, n, ids, PIPELINE_MAX_IDS,
+	    &nids) < 0)
+		return -1;
+	for (i = 0; i < nids; i++)
+		ran += pipeline_run_series(db, ids[i], &stop, &waited);
+	return ran;
+}
+
+static void *
+pipeline_worker(void *arg)
+{
+	int64_t ids[PIPELINE_MAX_IDS];
+	size_t nids, n, i;
+	const char **states = pipeline_from_states(&n);
+	struct db *db;
+	long long pick;
+	unsigned seen;
+	int waited;
+
+	db = app_db();
+	if (!db) {
+		error("pipeline: worker has no database; stopping it");
+		return NULL;
+	}
+	while (!pl_stop) {
+		pthread_mutex_lock(&pl_lock);
+		seen = pl_kicks;
+		pthread_mutex_unlock(&pl_lock);
+		pick = 0;
+		if (db_series_in_states(db, states, n, ids, PIPELINE_MAX_IDS,
+		    &nids) == 0) {
+			pthread_mutex_lock(&pl_lock);
+			for (i = 0; i < nids && !pick; i++)
+				if (pipeline_claimable(ids[i])) {
+					pick = ids[i];
+					pl_busy[pl_nbusy++] = pick;
+				}
+			pthread_mutex_unlock(&pl_lock);
+		}
+		if (pick) {
+			pipeline_run_series(db, pick, &pl_stop, &waited);
+			pipeline_unclaim(pick, waited);
+			continue;
+		}
+		pthread_mutex_lock(&pl_lock);
+		if (!pl_stop && seen == pl_kicks) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += pl_poll;
+			pthread_cond_timedwait(&pl_cond, &pl_lock, &ts);
+		}
+		pthread_mutex_unlock(&pl_lock);
+	}
+	app_db_close_thread();
+	return NULL;
+}
+
+int
+pipeline_start(int nworkers, int poll_sec)
+{
+	int i, e;
+
+	pl_poll = poll_sec > 0 ? poll_sec : 5;
+	pl_stop = 0;
+	pl_threads = xcalloc(nworkers, sizeof(*pl_threads));
+	for (i = 0; i < nworkers; i++) {
+		e = pthread_create(&pl_threads[i], NULL, pipeline_worker,
+		    NULL);
+		if (e) {
+			errno = e;
+			log_warn("pipeline: cannot start worker");
+			break;
+		}
+		pl_nthreads++;
+	}
+	return pl_nthreads > 0 ? 0 : -1;
+}
+
+void
+pipeline_kick(void)
+{
+	pthread_mutex_lock(&pl_lock);
+	pl_kicks++;
+	pthread_cond_broadcast(&pl_cond);
+	pthread_mutex_unlock(&pl_lock);
+}
+
+void
+pipeline_stop(void)
+{
+	int i;
+
+	pthread_mutex_lock(&pl_lock);
+	pl_stop = 1;
+	pthread_cond_broadcast(&pl_cond);
+	pthread_mutex_unlock(&pl_lock);
+	for (i = 0; i < pl_nthreads; i++)
+		pthread_join(pl_threads[i], NULL);
+	free(pl_threads);
+	pl_threads = NULL;
+	pl_nthreads = 0;
+}

@@ -1,0 +1,70 @@
+/*
+ * pipeline: background workers moving series through their stored states.
+ *
+ *	queued -> fetched -> applied -> built -> running -> done | failed
+ *
+ * Each step is one row of the stage table in pipeline.c:
+ *
+ *	{ "fetched", stage_apply, "applied" },
+ *
+ * A worker takes a series whose state is some row's from_state, runs the
+ * stage function with its own db connection, and on success moves the
+ * series to to_state (unless the function already moved it: it may store
+ * its results and the new state in one transaction with
+ * db_series_set_state or db_series_store_picked).  On failure the series
+ * becomes `failed` with the function's sentence; nothing else stored is
+ * touched.  A stage may also say "not yet" (an outside event pending, e.g.
+ * agents still running): the series stays where it is and is looked at
+ * again after [daemon] poll seconds.
+ *
+ * States live in the store only, so a restart resumes every series: at
+ * start-up every series in a from_state is simply picked up again.  A
+ * state that is nobody's from_state is where a series rests (fetched until
+ * the build stages exist; done; failed).
+ */
+#ifndef KPERFCI_PIPELINE_H
+#define KPERFCI_PIPELINE_H
+
+#include "lib/buf.h"
+
+struct db;
+
+struct stage_ctx {
+	struct db *db;			/* this worker's connection */
+	long long series_id;
+	const char *from, *to;		/* the row being run */
+	struct buf err;			/* the failure sentence */
+	volatile int *stop;		/* non-zero: daemon stopping, return */
+};
+
+/* Stage function results. */
+#define STAGE_OK	0		/* move to to_state */
+#define STAGE_FAIL	(-1)		/* failed, reason in ctx->err */
+#define STAGE_WAIT	1		/* not yet: look again later */
+
+struct stage {
+	const char *from;
+	int	(*fn)(struct stage_ctx *);
+	const char *to;
+};
+
+/* Starts n worker threads.  0 or -1. */
+int	 pipeline_start(int nworkers, int poll_sec);
+/* Wakes the workers (a new series was stored). */
+void	 pipeline_kick(void);
+/* Asks workers to stop and joins them. */
+void	 pipeline_stop(void);
+
+/*
+ * Runs one pass synchronously on db: every series in a from_state gets its
+ * stage run once.  Returns how many stages ran.  For tests and -n checks.
+ */
+int	 pipeline_run_once(struct db *);
+
+/* 1 if no stage row starts from state (the series rests there). */
+int	 pipeline_state_is_final(const char *state);
+
+/* The fetch stage (intake.c): queued -> fetched. */
+int	 stage_fetch(struct stage_ctx *);
+
+#endif

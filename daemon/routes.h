@@ -1,0 +1,34 @@
+/*
+ * routes: where areas plug into the daemon core.  Each area declares its
+ * route table and (optionally) a series section here, and adds one line to
+ * each list in routes.c.
+ */
+#ifndef KPERFCI_ROUTES_H
+#define KPERFCI_ROUTES_H
+
+#include <jansson.h>
+
+#include "daemon/http.h"
+#include "lib/buf.h"
+
+struct db;
+
+/* Route tables, one per area (ended by { NULL }). */
+extern const struct route api_series_routes[];
+extern const struct route ui_routes[];
+
+/*
+ * A series section: an area's part of the series page and series JSON
+ * (builds, comparisons).  json adds members to the series object (e.g.
+ * "builds": [...]); html appends a <section> to the page.  Either may be
+ * NULL.  They run on an HTTP thread with its db and must not block.
+ */
+struct series_section {
+	const char *name;		/* NULL ends the list */
+	int	(*json)(struct db *, long long series_id, json_t *obj);
+	void	(*html)(struct db *, long long series_id, struct buf *out);
+};
+
+extern const struct series_section series_sections[];
+
+#endif

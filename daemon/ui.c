@@ -1,0 +1,383 @@
+/*
+ * ui: the server-rendered pages of the series intake, cgit style: one
+ * function per page, every outside string through html_txt/html_attr.
+ *
+ *	GET  /			submit form and the list of series
+ *	POST /submit		form post (url, version, base) -> 303 to the
+ *				series page, or an error page naming the
+ *				problem
+ *	GET  /series/{id}	cover letter, patches, trailers, base, state;
+ *				refreshes itself while the series moves
+ *	GET  /static/{file}	web/ files (style.css)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/html.h"
+#include "daemon/intake.h"
+#include "daemon/pipeline.h"
+#include "daemon/routes.h"
+#include "lib/xalloc.h"
+
+static void
+ui_time(struct buf *b, long long t)
+{
+	char s[32];
+	time_t tt = t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%d %H:%M UTC", &tm);
+	html_txt(b, s);
+}
+
+static void
+ui_state(struct buf *b, const char *state)
+{
+	buf_addstr(b, "<span class=\"state state-");
+	html_attr(b, state);
+	buf_addstr(b, "\">");
+	html_txt(b, state);
+	buf_addstr(b, "</span>");
+}
+
+static void
+ui_submit_form(struct buf *b)
+{
+	buf_addstr(b, "<form class=\"submit\" method=\"post\" "
+	    "action=\"/submit\">\n"
+	    "<label>lore URL of any message of the series<br>"
+	    "<input type=\"url\" name=\"url\" required "
+	    "placeholder=\"https://lore.kernel.org/linux-mm/...\"></label>\n"
+	    "<div class=\"row\"><label>version (optional)<br>"
+	    "<input type=\"number\" name=\"version\" min=\"1\" max=\"1000\">"
+	    "</label>\n<label>base (optional)<br>"
+	    "<input type=\"text\" name=\"base\" placeholder=\"v6.12 or a "
+	    "commit\"></label></div>\n"
+	    "<button type=\"submit\">Submit</button>\n</form>\n");
+}
+
+static int
+ui_index(struct http_req *req, struct http_resp *resp)
+{
+	struct buf b = BUF_INIT(0);
+	struct db_series *v = NULL;
+	size_t n = 0, i;
+
+	if (!req->db || db_series_list(req->db, 200, &v, &n) < 0) {
+		html_error_page(resp, 500, "cannot read the store");
+		return 0;
+	}
+	html_page_begin(&b, "Series", "series", 0);
+	buf_addstr(&b, "<h1>Submit a series</h1>\n");
+	ui_submit_form(&b);
+	buf_addstr(&b, "<h1>Series</h1>\n");
+	if (n == 0)
+		buf_addstr(&b, "<p>Nothing submitted yet.</p>\n");
+	else
+		buf_addstr(&b, "<table class=\"list\">\n<thead><tr><th>#</th>"
+		    "<th>series</th><th>state</th><th>submitted</th></tr>"
+		    "</thead>\n<tbody>\n");
+	for (i = 0; i < n; i++) {
+		buf_addf(&b, "<tr><td><a href=\"/series/%lld\">%lld</a></td>"
+		    "<td><a href=\"/series/%lld\">", (long long)v[i].id,
+		    (long long)v[i].id, (long long)v[i].id);
+		if (v[i].cover_subject)
+			html_txt(&b, v[i].cover_subject);
+		else
+			html_txt(&b, v[i].msgid ? v[i].msgid : v[i].source);
+		buf_addstr(&b, "</a>");
+		if (v[i].version > 1)
+			buf_addf(&b, " <span class=\"ver\">v%d</span>",
+			    v[i].version);
+		buf_addstr(&b, "</td><td>");
+		ui_state(&b, v[i].state);
+		buf_addstr(&b, "</td><td>");
+		ui_time(&b, v[i].submitted);
+		buf_addstr(&b, "</td></tr>\n");
+	}
+	if (n)
+		buf_addstr(&b, "</tbody></table>\n");
+	html_page_end(&b);
+	html_reply(resp, 200, &b);
+	db_series_free_list(v, n);
+	return 0;
+}
+
+/* application/x-www-form-urlencoded field `name`, decoded, or NULL. */
+static char *
+ui_form_field(const struct buf *body, const char *name)
+{
+	const char *p = body->data, *end;
+	size_t nl = strlen(name);
+	struct buf v = BUF_INIT(8192);
+
+	if (!p)
+		return NULL;
+	while (*p) {
+		end = p + strcspn(p, "&");
+		if ((size_t)(end - p) > nl && !strncmp(p, name, nl) &&
+		    p[nl] == '=') {
+			for (p += nl + 1; p < end; p++) {
+				if (*p == '+') {
+					buf_addch(&v, ' ');
+				} else if (*p == '%' && end - p >= 3 &&
+				    strspn(p + 1, "0123456789abcdefABCDEF") >= 2) {
+					char hex[3] = { p[1], p[2], 0 };
+
+					buf_addch(&v, (int)strtol(hex, NULL,
+					    16));
+					p += 2;
+				} else {
+					buf_addch(&v, *p);
+				}
+			}
+			if (v.overflow) {
+				buf_release(&v);
+				return NULL;
+			}
+			return buf_detach(&v, NULL);
+		}
+		p = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+static int
+ui_submit(struct http_req *req, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT(4096);
+	char *url, *ver, *base, loc[64];
+	long long id;
+	long v = 0;
+
+	url = ui_form_field(&req->body, "url");
+	ver = ui_form_field(&req->body, "version");
+	base = ui_form_field(&req->body, "base");
+	if (!url || !*url) {
+		html_error_page(resp, 400, "missing field \"url\": give the "
+		    "lore URL of a message of the series");
+		goto out;
+	}
+	if (ver && *ver) {
+		char *end;
+
+		v = strtol(ver, &end, 10);
+		if (*end || v < 1 || v > 1000) {
+			html_error_page(resp, 400, "version must be an integer "
+			    "between 1 and 1000");
+			goto out;
+		}
+	}
+	if (!req->db) {
+		html_error_page(resp, 503, "store not available");
+		goto out;
+	}
+	if (intake_submit_url(req->db, url, (int)v, base && *base ? base :
+	    NULL, &id, &err) < 0) {
+		html_error_page(resp, 400, err.data);
+		goto out;
+	}
+	snprintf(loc, sizeof(loc), "/series/%lld", id);
+	http_redirect(resp, loc);
+out:
+	free(url);
+	free(ver);
+	free(base);
+	buf_release(&err);
+	return 0;
+}
+
+static void
+ui_dl(struct buf *b, const char *term, const char *val)
+{
+	if (!val)
+		return;
+	buf_addstr(b, "<dt>");
+	html_txt(b, term);
+	buf_addstr(b, "</dt><dd>");
+	html_txt(b, val);
+	buf_addstr(b, "</dd>\n");
+}
+
+static void
+ui_patches(struct buf *b, const struct db_series *s)
+{
+	size_t i, k;
+
+	buf_addstr(b, "<h2>Patches</h2>\n<ol class=\"patches\">\n");
+	for (i = 0; i < s->npatches; i++) {
+		const struct db_patch *p = &s->patches[i];
+
+		buf_addf(b, "<li value=\"%d\"><div class=\"subject\">"
+		    "<span class=\"num\">[%d/%d]</span> ", p->counter,
+		    p->counter, p->total);
+		html_txt(b, p->subject);
+		buf_addstr(b, "</div>\n<div class=\"author\">");
+		html_txt(b, p->author);
+		if (p->email && *p->email) {
+			buf_addstr(b, " &lt;");
+			html_txt(b, p->email);
+			buf_addstr(b, "&gt;");
+		}
+		if (p->from_version && p->from_version != s->version)
+			buf_addf(b, " <span class=\"ver\">from v%d</span>",
+			    p->from_version);
+		buf_addstr(b, "</div>\n");
+		if (p->ntrailers) {
+			buf_addstr(b, "<ul class=\"trailers\">\n");
+			for (k = 0; k < p->ntrailers; k++) {
+				buf_addstr(b, "<li>");
+				html_txt(b, p->trailers[k].name);
+				buf_addstr(b, ": ");
+				html_txt(b, p->trailers[k].value);
+				buf_addstr(b, "</li>\n");
+			}
+			buf_addstr(b, "</ul>\n");
+		}
+		buf_addstr(b, "</li>\n");
+	}
+	buf_addstr(b, "</ol>\n");
+}
+
+static int
+ui_series(struct http_req *req, struct http_resp *resp)
+{
+	struct buf b = BUF_INIT(0), title = BUF_INIT(0);
+	struct db_series s;
+	long long id;
+	const char *idp = http_param(req, "id");
+	size_t i;
+	int r, final;
+
+	if (!idp || strspn(idp, "0123456789") != strlen(idp) ||
+	    strlen(idp) > 18 || (id = atoll(idp)) < 1) {
+		html_error_page(resp, 400, "series id must be a positive "
+		    "integer");
+		return 0;
+	}
+	if (!req->db) {
+		html_error_page(resp, 503, "store not available");
+		return 0;
+	}
+	r = db_series_get(req->db, id, 1, &s);
+	if (r == 1) {
+		buf_addf(&title, "no series %lld", id);
+		html_error_page(resp, 404, title.data);
+		buf_release(&title);
+		return 0;
+	}
+	if (r < 0) {
+		html_error_page(resp, 500, "cannot read the store");
+		return 0;
+	}
+	final = pipeline_state_is_final(s.state);
+	buf_addf(&title, "Series %lld", id);
+	html_page_begin(&b, title.data, "series", final ? 0 : 3);
+	buf_addstr(&b, "<h1>");
+	if (s.cover_subject)
+		html_txt(&b, s.cover_subject);
+	else if (s.npatches)
+		html_txt(&b, s.patches[0].subject);
+	else
+		html_txt(&b, title.data);
+	buf_addstr(&b, "</h1>\n<p class=\"status\">State: ");
+	ui_state(&b, s.state);
+	if (!final)
+		buf_addstr(&b, " <span class=\"note\">(this page refreshes "
+		    "itself)</span>");
+	buf_addstr(&b, "</p>\n");
+	if (s.error) {
+		buf_addstr(&b, "<p class=\"error\">Failed: ");
+		html_txt(&b, s.error);
+		buf_addstr(&b, "</p>\n");
+	}
+	buf_addstr(&b, "<dl class=\"meta\">\n");
+	buf_addf(&b, "<dt>id</dt><dd>%lld</dd>\n", id);
+	if (s.source && strcmp(s.source, "upload")) {
+		buf_addstr(&b, "<dt>source</dt><dd><a href=\"");
+		html_attr(&b, s.source);
+		buf_addstr(&b, "\" rel=\"noreferrer\">");
+		html_txt(&b, s.source);
+		buf_addstr(&b, "</a></dd>\n");
+	} else {
+		ui_dl(&b, "source", "uploaded mbox");
+	}
+	if (s.version)
+		buf_addf(&b, "<dt>version</dt><dd>v%d</dd>\n", s.version);
+	ui_dl(&b, "revisions in thread", s.versions);
+	ui_dl(&b, "author", s.author);
+	ui_dl(&b, "base-commit", s.base_commit);
+	ui_dl(&b, "requested base", s.req_base);
+	ui_dl(&b, "change-id", s.change_id);
+	buf_addstr(&b, "<dt>submitted</dt><dd>");
+	ui_time(&b, s.submitted);
+	buf_addstr(&b, "</dd>\n</dl>\n");
+	if (s.cover_subject || s.cover_body) {
+		buf_addstr(&b, "<h2>Cover letter</h2>\n<pre class=\"cover\">");
+		html_txt(&b, s.cover_body);
+		buf_addstr(&b, "</pre>\n");
+	}
+	if (s.npatches)
+		ui_patches(&b, &s);
+	for (i = 0; series_sections[i].name; i++)
+		if (series_sections[i].html)
+			series_sections[i].html(req->db, id, &b);
+	buf_addf(&b, "<p class=\"links\"><a href=\"/api/v1/series/%lld\">"
+	    "JSON</a></p>\n", id);
+	html_page_end(&b);
+	html_reply(resp, 200, &b);
+	db_series_release(&s);
+	buf_release(&title);
+	return 0;
+}
+
+static int
+ui_static(struct http_req *req, struct http_resp *resp)
+{
+	const char *f = http_param(req, "file"), *ct = "text/plain";
+	struct buf data = BUF_INIT(4 << 20);
+	char *path;
+	size_t n;
+
+	/* one flat directory: no slashes, no dot files */
+	if (!f || f[0] == '.' || strspn(f, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(f)) {
+		html_error_page(resp, 404, "no such file");
+		return 0;
+	}
+	n = strlen(f);
+	if (n > 4 && !strcmp(f + n - 4, ".css"))
+		ct = "text/css; charset=utf-8";
+	else if (n > 3 && !strcmp(f + n - 3, ".js"))
+		ct = "text/javascript; charset=utf-8";
+	else if (n > 4 && !strcmp(f + n - 4, ".svg"))
+		ct = "image/svg+xml";
+	path = xasprintf("%s/%s", app.web_dir, f);
+	if (buf_read_file(&data, path) < 0) {
+		html_error_page(resp, 404, "no such file");
+	} else {
+		resp->status = 200;
+		resp->content_type = ct;
+		buf_release(&resp->body);
+		resp->body = data;
+		buf_init(&data, 0);
+		http_resp_header(resp, "Cache-Control", "max-age=300");
+	}
+	free(path);
+	buf_release(&data);
+	return 0;
+}
+
+const struct route ui_routes[] = {
+	{ "GET", "/", ui_index, ROUTE_HTML, 0 },
+	{ "POST", "/submit", ui_submit, ROUTE_HTML, 0 },
+	{ "GET", "/series/{id}", ui_series, ROUTE_HTML, 0 },
+	{ "GET", "/static/{file}", ui_static, ROUTE_HTML, 0 },
+	{ NULL, NULL, NULL, 0, 0 }
+};
