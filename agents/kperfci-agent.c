@@ -1,8 +1,536 @@
-/* placeholder main, replaced by its module */
+/*
+ * kperfci-agent: one test machine.  Registers its topology, then loops:
+ * lease a job, download and verify its kernel, boot it (qemu or kexec),
+ * run the workloads, upload the results, lease the next.
+ *
+ *	kperfci-agent -c agent.conf [-d] [--once]
+ *
+ * The loop is driven by agent_state_next() (agents/agent_state.c): each
+ * step's outcome is an event, the table says what comes next, and the
+ * phase is saved in the state directory before every step so a restart
+ * (or a kexec reboot) resumes where the agent stood.  When the daemon is
+ * down or answers garbage the agent waits with exponential backoff and
+ * tries again; it never gives a job up because of the daemon.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
-int
-main(void)
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agents/agent.h"
+#include "lib/log.h"
+#include "lib/proto.h"
+#include "lib/sha256.h"
+#include "lib/xalloc.h"
+
+struct agent {
+	struct agent_conf conf;
+	struct client	 client;
+	struct agent_job job;
+	int		 backoff;	/* seconds of the next wait */
+	int		 once;
+	int		 handled;
+	char		 release[256];
+};
+
+static void
+on_signal(int sig)
 {
-	fprintf(stderr, "not yet\n");
-	return 1;
+	agent_stopping = 1;
+}
+
+/* Sleeps up to sec seconds, waking early when asked to stop. */
+static void
+nap(double sec)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	for (double t = 0; t < sec && !agent_stopping; t += 0.1)
+		nanosleep(&ts, NULL);
+}
+
+static void
+backoff(struct agent *a, const char *why)
+{
+	/* Jitter keeps a pool of agents from hammering a daemon that just
+	   came back, all in the same second. */
+	double wait = a->backoff * (0.75 + (rand() % 500) / 1000.0);
+
+	log_warnx("%s; retrying in %.1f s", why, wait);
+	nap(wait);
+	a->backoff = a->backoff * 2 > a->conf.backoff_max ?
+	    a->conf.backoff_max : a->backoff * 2;
+}
+
+static void
+backoff_reset(struct agent *a)
+{
+	a->backoff = 1;
+}
+
+static json_t *
+topology(struct agent *a)
+{
+	struct buf err = BUF_INIT(512);
+	json_t *t;
+
+	if (a->conf.backend == AGENT_QEMU)
+		return qemu_topology(&a->conf);
+	if ((t = hosttopo_read("", &err)) == NULL)
+		fatalx("topology: %s", err.data);
+	buf_release(&err);
+	return t;
+}
+
+static void
+agent_register(struct agent *a)
+{
+	while (!agent_stopping) {
+		struct buf err = BUF_INIT(1024);
+		json_t *req = json_object(), *resp = NULL;
+		long st;
+
+		json_object_set_new(req, PROTO_AGENT,
+		    json_string(a->conf.name));
+		json_object_set_new(req, PROTO_BACKEND, json_string(
+		    a->conf.backend == AGENT_QEMU ? "qemu" : "kexec"));
+		json_object_set_new(req, PROTO_KERNEL_RELEASE,
+		    json_string(a->release));
+		json_object_set_new(req, PROTO_TOPOLOGY, topology(a));
+		st = client_post(&a->client, PROTO_PATH_REGISTER, req, &resp,
+		    &err);
+		json_decref(req);
+		if (st == 200 && resp &&
+		    proto_check(resp, proto_register_resp, NULL, &err) == 0) {
+			log_info("registered as %s, class %s", a->conf.name,
+			    json_string_value(json_object_get(resp,
+			    PROTO_CLASS)));
+			json_decref(resp);
+			buf_release(&err);
+			backoff_reset(a);
+			return;
+		}
+		if (err.len == 0)
+			buf_addf(&err, "register: HTTP %ld%s%s", st,
+			    resp ? ": " : "", resp ? json_string_value(
+			    json_object_get(resp, PROTO_ERROR)) ?: "" : "");
+		json_decref(resp);
+		backoff(a, err.data);
+		buf_release(&err);
+	}
+}
+
+/* Heartbeat; -1 when the lease is gone (or we are stopping). */
+static int
+heartbeat(void *arg, const char *progress)
+{
+	struct agent *a = arg;
+	struct buf err = BUF_INIT(1024);
+	json_t *req = json_object(), *resp = NULL;
+	char *path;
+	long st;
+
+	if (agent_stopping)
+		return -1;
+	path = xasprintf(PROTO_PATH_JOBS "%lld" PROTO_SUFFIX_HEARTBEAT,
+	    agent_job_id(&a->job));
+	json_object_set_new(req, PROTO_AGENT, json_string(a->conf.name));
+	json_object_set_new(req, PROTO_ATTEMPT,
+	    json_integer(agent_job_attempt(&a->job)));
+	json_object_set_new(req, PROTO_PROGRESS, json_string(progress));
+	st = client_post(&a->client, path, req, &resp, &err);
+	json_decref(req);
+	json_decref(resp);
+	free(path);
+	if (st == 0 || st >= 500)
+		log_warnx("heartbeat: %s", err.len ? err.data : "server error");
+	buf_release(&err);
+	/* Only the daemon saying so ends a job: a daemon that is down for
+	   a while must not cost a run. */
+	return (st == 404 || st == 409 || st == 410) ? -1 : 0;
+}
+
+static enum agent_event
+do_lease(struct agent *a, enum agent_event last)
+{
+	struct buf err = BUF_INIT(1024);
+	json_t *req, *resp = NULL;
+	long st;
+
+	if (a->once && a->handled > 0) {
+		agent_stopping = 1;
+		return AGENT_EV_NO_JOB;
+	}
+	if (last == AGENT_EV_NO_JOB)
+		nap(a->conf.poll_seconds);
+	if (agent_stopping)
+		return AGENT_EV_NO_JOB;
+	req = json_object();
+	json_object_set_new(req, PROTO_AGENT, json_string(a->conf.name));
+	st = client_post(&a->client, PROTO_PATH_LEASE, req, &resp, &err);
+	json_decref(req);
+	if (st == 204) {
+		backoff_reset(a);
+		goto none;
+	}
+	if (st == 401 || st == 403 || (st == 404 && resp)) {
+		/* The daemon forgot us (a fresh database): register again. */
+		log_warnx("lease: HTTP %ld; registering again", st);
+		agent_register(a);
+		goto none;
+	}
+	if (st != 200 || resp == NULL) {
+		if (err.len == 0)
+			buf_addf(&err, "lease: HTTP %ld", st);
+		backoff(a, err.data);
+		goto none;
+	}
+	if (proto_check_job(json_object_get(resp, PROTO_JOB), &err) == -1) {
+		/* Garbage from the daemon: say what, wait, ask again. */
+		buf_addstr(&err, " (in a lease answer)");
+		backoff(a, err.data);
+		goto none;
+	}
+	backoff_reset(a);
+	a->job.job = json_incref(json_object_get(resp, PROTO_JOB));
+	json_decref(a->job.upload);
+	a->job.upload = NULL;
+	log_info("leased job %lld attempt %d", agent_job_id(&a->job),
+	    agent_job_attempt(&a->job));
+	json_decref(resp);
+	buf_release(&err);
+	return AGENT_EV_LEASED;
+none:
+	json_decref(resp);
+	buf_release(&err);
+	return AGENT_EV_NO_JOB;
+}
+
+static char *
+kernel_path(struct agent *a)
+{
+	const json_t *k = json_object_get(a->job.job, PROTO_KERNEL);
+
+	return xasprintf("%s/kernels/%s.bzImage", a->conf.state_dir,
+	    json_string_value(json_object_get(k, PROTO_SHA256)));
+}
+
+static enum agent_event
+do_download(struct agent *a, int *retry)
+{
+	const json_t *k = json_object_get(a->job.job, PROTO_KERNEL);
+	const char *sha = json_string_value(json_object_get(k, PROTO_SHA256));
+	char *path = kernel_path(a), have[65], rel[256];
+	struct buf err = BUF_INIT(1024);
+	enum agent_event ev = AGENT_EV_DOWNLOADED;
+	long st;
+
+	*retry = 0;
+	if (access(path, R_OK) == 0 && sha256_file(path, have) == 0 &&
+	    strcmp(have, sha) == 0)
+		goto got;
+	if (client_download(&a->client, json_string_value(json_object_get(k,
+	    PROTO_URL)), path, json_integer_value(json_object_get(k,
+	    PROTO_SIZE)), sha, &st, &err) == -1) {
+		log_warnx("job %lld: %s", agent_job_id(&a->job), err.data);
+		if (st == 0 || st >= 500) {
+			/* The daemon, not the kernel: try again. */
+			backoff(a, "kernel download");
+			*retry = 1;
+		} else
+			ev = AGENT_EV_DOWNLOAD_BAD;
+		goto out;
+	}
+got:
+	backoff_reset(a);
+	free(a->job.release);
+	a->job.release = NULL;
+	if (agent_bzimage_release(path, rel, sizeof(rel)) == 0)
+		a->job.release = xstrdup(rel);
+	log_info("job %lld: kernel %s (%s) verified", agent_job_id(&a->job),
+	    sha, a->job.release ? a->job.release : "release unknown");
+out:
+	free(path);
+	buf_release(&err);
+	return ev;
+}
+
+static json_t *
+new_upload(const char *status, const char *reason)
+{
+	json_t *u = json_object();
+
+	json_object_set_new(u, PROTO_STATUS, json_string(status));
+	json_object_set_new(u, PROTO_REASON, json_string(reason));
+	json_object_set_new(u, PROTO_SAMPLES, json_array());
+	return u;
+}
+
+/* 0 accepted, 1 lease lost / refused, -1 retry later. */
+static int
+do_upload(struct agent *a)
+{
+	struct buf err = BUF_INIT(1024);
+	json_t *resp = NULL;
+	char *path;
+	long st;
+	int rc;
+
+	json_object_set_new(a->job.upload, PROTO_AGENT,
+	    json_string(a->conf.name));
+	json_object_set_new(a->job.upload, PROTO_ATTEMPT,
+	    json_integer(agent_job_attempt(&a->job)));
+	if (proto_check_upload(a->job.upload, &err) == -1) {
+		/* Our own bug; the job cannot be reported as it stands. */
+		error("job %lld: upload would be refused: %s",
+		    agent_job_id(&a->job), err.data);
+		rc = 1;
+		goto out;
+	}
+	path = xasprintf(PROTO_PATH_JOBS "%lld" PROTO_SUFFIX_RESULTS,
+	    agent_job_id(&a->job));
+	st = client_post(&a->client, path, a->job.upload, &resp, &err);
+	free(path);
+	if (st == 200 || st == 409) {
+		/* 409: stored by an earlier try whose answer we lost. */
+		log_info("job %lld: results %s", agent_job_id(&a->job),
+		    st == 200 ? "uploaded" : "were already stored");
+		backoff_reset(a);
+		rc = 0;
+	} else if (st >= 400 && st < 500) {
+		log_warnx("job %lld: upload refused: HTTP %ld %s",
+		    agent_job_id(&a->job), st, resp ? json_string_value(
+		    json_object_get(resp, PROTO_ERROR)) ?: "" : "");
+		rc = 1;
+	} else {
+		if (err.len == 0)
+			buf_addf(&err, "upload: HTTP %ld", st);
+		backoff(a, err.data);
+		rc = -1;
+	}
+out:
+	json_decref(resp);
+	buf_release(&err);
+	return rc;
+}
+
+static enum agent_where
+where_now(struct agent *a)
+{
+	struct buf cmdline = BUF_INIT(16384);
+	enum agent_where w;
+
+	if (a->conf.backend != AGENT_KEXEC || a->job.job == NULL)
+		return AGENT_IN_HOME;
+	buf_read_file(&cmdline, "/proc/cmdline");
+	w = agent_state_where(agent_job_id(&a->job),
+	    agent_job_attempt(&a->job), a->job.release, a->release,
+	    cmdline.data ? cmdline.data : "");
+	buf_release(&cmdline);
+	return w;
+}
+
+static void
+agent_loop(struct agent *a)
+{
+	enum agent_event ev = AGENT_EV_START;
+	enum agent_where where = where_now(a);
+
+	while (!agent_stopping) {
+		const struct agent_transition *t;
+		int retry, rc;
+		char *bz;
+
+		t = agent_state_next(a->job.phase, ev, a->conf.backend, where);
+		if (t == NULL) {
+			log_warnx("no transition from %s on event %d; dropping "
+			    "the job", agent_phase_name(a->job.phase), ev);
+			agent_job_release(&a->job);
+			a->job.phase = AGENT_PH_IDLE;
+			agent_job_save(&a->job, a->conf.state_dir);
+			ev = AGENT_EV_NO_JOB;
+			continue;
+		}
+		log_debug("%s --%d--> %s: %s", agent_phase_name(t->phase), ev,
+		    agent_phase_name(t->next), agent_action_name(t->action));
+		a->job.phase = t->next;
+		if (t->action != AGENT_ACT_BOOT || a->conf.backend != AGENT_KEXEC)
+			agent_job_save(&a->job, a->conf.state_dir);
+		switch (t->action) {
+		case AGENT_ACT_LEASE:
+			if (a->job.job && t->next == AGENT_PH_IDLE) {
+				agent_job_release(&a->job);
+				agent_job_save(&a->job, a->conf.state_dir);
+			}
+			ev = do_lease(a, ev);
+			break;
+		case AGENT_ACT_DOWNLOAD:
+			ev = do_download(a, &retry);
+			if (retry)
+				ev = AGENT_EV_START;	/* LEASED+START: again */
+			break;
+		case AGENT_ACT_BOOT:
+			bz = kernel_path(a);
+			if (a->conf.backend == AGENT_KEXEC) {
+				kexec_boot(&a->conf, &a->job, bz);
+				/* Only back on failure: let the lease go. */
+				ev = AGENT_EV_LEASE_LOST;
+				a->job.phase = AGENT_PH_READY;
+				free(bz);
+				break;
+			}
+			json_decref(a->job.upload);
+			a->job.upload = json_object();
+			rc = qemu_run_job(&a->conf, a->job.job, bz,
+			    a->job.upload, heartbeat, a);
+			free(bz);
+			if (rc == 0) {
+				a->handled++;
+				ev = AGENT_EV_BOOTED;
+			} else {
+				/* Lease lost, stopping, or the agent itself
+				   could not start qemu: not the kernel's
+				   fault, so no result; the lease expires. */
+				ev = AGENT_EV_LEASE_LOST;
+				if (rc == -1 && !agent_stopping)
+					nap(a->conf.poll_seconds);
+			}
+			break;
+		case AGENT_ACT_RUN:
+			json_decref(a->job.upload);
+			a->job.upload = json_object();
+			agent_job_save(&a->job, a->conf.state_dir);
+			kexec_run(&a->conf, a->job.job, a->job.upload,
+			    heartbeat, a);
+			a->handled++;
+			ev = AGENT_EV_RAN;
+			break;
+		case AGENT_ACT_FAIL_BOOT:
+		case AGENT_ACT_FAIL_RUN: {
+			char why[768];
+
+			if (t->action == AGENT_ACT_FAIL_RUN)
+				snprintf(why, sizeof(why), "the machine "
+				    "rebooted while the workloads ran (now in "
+				    "%s)", a->release);
+			else if (where == AGENT_IN_WRONG)
+				snprintf(why, sizeof(why), "booted release "
+				    "%s, expected %s", a->release,
+				    a->job.release ? a->job.release : "?");
+			else
+				snprintf(why, sizeof(why), "the job kernel %s "
+				    "did not come up; the machine is back in "
+				    "%s", a->job.release ? a->job.release : "?",
+				    a->release);
+			json_decref(a->job.upload);
+			a->job.upload = new_upload(t->action ==
+			    AGENT_ACT_FAIL_BOOT ? PROTO_ST_BOOT_FAILED :
+			    PROTO_ST_FAILED, why);
+			agent_job_save(&a->job, a->conf.state_dir);
+			a->handled++;
+			ev = AGENT_EV_START;	/* RESULTS+START: upload */
+			break;
+		}
+		case AGENT_ACT_UPLOAD:
+			rc = do_upload(a);
+			if (rc == 0)
+				ev = AGENT_EV_UPLOADED;
+			else if (rc == 1)
+				ev = AGENT_EV_LEASE_LOST;
+			else
+				ev = AGENT_EV_START;	/* RESULTS: again */
+			break;
+		case AGENT_ACT_RETURN_HOME:
+			agent_job_save(&a->job, a->conf.state_dir);
+			kexec_return_home(&a->conf);
+			agent_stopping = 1;
+			break;
+		case AGENT_ACT_DROP:
+			log_warnx("job %lld: dropped", a->job.job ?
+			    agent_job_id(&a->job) : 0);
+			agent_job_release(&a->job);
+			a->job.phase = AGENT_PH_IDLE;
+			agent_job_save(&a->job, a->conf.state_dir);
+			ev = AGENT_EV_NO_JOB;
+			break;
+		}
+		where = where_now(a);
+	}
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: kperfci-agent -c agent.conf [-d] [--once]\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct agent a;
+	struct buf err = BUF_INIT(8192);
+	struct sigaction sa;
+	struct utsname u;
+	const char *conf = NULL;
+	char *dir;
+	int ch, verbose = 0;
+
+	memset(&a, 0, sizeof(a));
+	while ((ch = getopt_long(argc, argv, "c:dh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': conf = optarg; break;
+		case 'd': verbose = 1; break;
+		case 'o': a.once = 1; break;
+		default: usage();
+		}
+	}
+	if (conf == NULL || optind != argc)
+		usage();
+	log_init("kperfci-agent", 1);
+	log_set_verbose(verbose);
+	agent_conf_defaults(&a.conf);
+	if (agent_conf_load(&a.conf, conf, &err) == -1) {
+		fprintf(stderr, "%s", err.data);
+		return 1;
+	}
+	if (mkdir(a.conf.state_dir, 0755) == -1 && errno != EEXIST)
+		fatal("%s", a.conf.state_dir);
+	dir = xasprintf("%s/kernels", a.conf.state_dir);
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+		fatal("%s", dir);
+	free(dir);
+	uname(&u);
+	snprintf(a.release, sizeof(a.release), "%s", u.release);
+	srand((unsigned)(time(NULL) ^ getpid()));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	client_init(&a.client, &a.conf);
+	backoff_reset(&a);
+	if (agent_job_load(&a.job, a.conf.state_dir) == -1) {
+		log_warnx("starting without a job");
+		agent_job_release(&a.job);
+	}
+	agent_register(&a);
+	agent_loop(&a);
+	log_info("stopping");
+	agent_job_release(&a.job);
+	client_release(&a.client);
+	agent_conf_release(&a.conf);
+	buf_release(&err);
+	return 0;
 }

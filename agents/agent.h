@@ -1,0 +1,298 @@
+/*
+ * agent.h: the pieces of kperfci-agent, one file each.
+ *
+ *   agent_conf.c   agent.conf (one [agent] section, [qemu], [kexec])
+ *   agent_state.c  the job state machine (a pure table), the persisted job,
+ *                  the kexec command lines, result parsing
+ *   client.c       HTTP to the daemon (libcurl): JSON calls, kernel download
+ *   initramfs.c    a cpio "newc" writer
+ *   hosttopo.c     this machine's topology from /sys and /proc
+ *   qemu.c         boot backend: emulated 2-socket NUMA guest
+ *   kexec.c        boot backend: bare metal, across a reboot
+ *   kperfci-agent.c  main and the protocol loop
+ *
+ * Ownership: strings in these structs are owned by the struct and freed by
+ * its _release function.
+ */
+#ifndef KPERFCI_AGENT_H
+#define KPERFCI_AGENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "lib/buf.h"
+
+/* ---- configuration ------------------------------------------------------ */
+
+enum agent_backend { AGENT_QEMU, AGENT_KEXEC };
+
+struct agent_conf {
+	char	*name;
+	char	*server;		/* http://host:port, no trailing / */
+	char	*token;
+	char	*state_dir;
+	enum agent_backend backend;
+	char	*load_bin;		/* kperfci-load */
+	int	 poll_seconds;		/* idle wait between leases */
+	int	 backoff_max;		/* seconds, daemon down / garbage */
+	int	 heartbeat_seconds;
+
+	/* qemu */
+	char	*qemu_bin;
+	char	*busybox;
+	int	 sockets, cores_per_socket;
+	int	 mem_per_node_mb;
+	char	*accel;			/* auto | tcg | kvm */
+	int	 boot_timeout;		/* seconds to the ready marker */
+	int	 job_timeout;		/* whole run */
+	int	 kvm_probe_timeout;
+
+	/* kexec */
+	char	*kexec_bin;
+	char	*kexec_exec;		/* "systemctl kexec" or "kexec -e" */
+	char	*reboot_cmd;		/* back to the home kernel */
+	char	*kexec_initrd;		/* optional */
+	char	*kexec_append;		/* NULL: the home kernel's cmdline */
+};
+
+/* Defaults, then path (key = value lines).  -1 with "file:line: ..." in err. */
+int	agent_conf_load(struct agent_conf *, const char *path, struct buf *err);
+int	agent_conf_parse(struct agent_conf *, const char *name,
+	    const char *text, struct buf *err);
+void	agent_conf_defaults(struct agent_conf *);
+void	agent_conf_release(struct agent_conf *);
+
+/* ---- the state machine ---------------------------------------------------
+ *
+ * DESIGN.  The agent is a loop over one persisted job.  Each step asks
+ * agent_state_next(phase, event, backend, where) what to do; the answer is a
+ * row of one table, so the whole behaviour -- including what happens when
+ * a kexec'd kernel comes up, or does not and the machine is back in its
+ * home kernel -- is unit-tested without a machine.  The phase is written
+ * to the state directory before every action that may not return (a kexec
+ * reboot, a crash), so the next start resumes from it.
+ */
+enum agent_phase {
+	AGENT_PH_IDLE,		/* no job */
+	AGENT_PH_LEASED,	/* job held, kernel not yet verified */
+	AGENT_PH_READY,		/* kernel downloaded, sha256 verified */
+	AGENT_PH_BOOTING,	/* kexec: reboot into the job kernel issued */
+	AGENT_PH_RUNNING,	/* kexec: workloads running natively */
+	AGENT_PH_RESULTS,	/* results on disk, not yet accepted */
+	AGENT_PH_UPLOADED,	/* accepted; kexec: still in the job kernel */
+	AGENT_PH_NPHASES
+};
+
+enum agent_event {
+	AGENT_EV_START,		/* process start (perhaps after a reboot) */
+	AGENT_EV_LEASED,
+	AGENT_EV_NO_JOB,
+	AGENT_EV_DOWNLOADED,
+	AGENT_EV_DOWNLOAD_BAD,	/* truncated, corrupt, sha256 mismatch */
+	AGENT_EV_BOOTED,	/* qemu: guest ran and ended (any outcome) */
+	AGENT_EV_RAN,		/* kexec: native workloads ended */
+	AGENT_EV_UPLOADED,
+	AGENT_EV_LEASE_LOST,	/* daemon said 409/404 to a heartbeat */
+	AGENT_EV_NEVENTS
+};
+
+/* Where the agent finds itself on start (only meaningful for kexec). */
+enum agent_where {
+	AGENT_IN_ANY = 0,	/* table rows: don't care */
+	AGENT_IN_HOME,		/* no job marker on /proc/cmdline */
+	AGENT_IN_JOB,		/* marker and uname -r match the job */
+	AGENT_IN_WRONG,		/* marker of this job, another kernel release */
+	AGENT_IN_STALE,		/* marker of some other job */
+};
+
+enum agent_action {
+	AGENT_ACT_LEASE,	/* ask for a job (after a pause if idle) */
+	AGENT_ACT_DOWNLOAD,
+	AGENT_ACT_BOOT,		/* qemu: boot+run; kexec: load+reboot */
+	AGENT_ACT_RUN,		/* kexec: run the matrix natively */
+	AGENT_ACT_UPLOAD,
+	AGENT_ACT_RETURN_HOME,	/* kexec: reboot into the home kernel */
+	AGENT_ACT_DROP,		/* forget the job (lease lost / bad kernel) */
+	AGENT_ACT_FAIL_BOOT,	/* record boot-failed, then upload */
+	AGENT_ACT_FAIL_RUN,	/* record failed (rebooted mid-run), upload */
+};
+
+struct agent_transition {
+	enum agent_phase  phase;
+	enum agent_event  event;
+	int		  backend;	/* -1 any, else enum agent_backend */
+	enum agent_where  where;
+	enum agent_phase  next;
+	enum agent_action action;
+};
+
+/* Returns the matching row, or NULL for an impossible combination (the
+   caller then drops the job: better than guessing). */
+const struct agent_transition *agent_state_next(enum agent_phase,
+	    enum agent_event, enum agent_backend, enum agent_where);
+const char *agent_phase_name(enum agent_phase);
+const char *agent_action_name(enum agent_action);
+int	agent_phase_parse(const char *);
+
+/*
+ * Where are we?  marker is "kperfci.job=ID.ATTEMPT"; cmdline is the text of
+ * /proc/cmdline; release is `uname -r`; want_release the release string of
+ * the job's bzImage (NULL: not checked).
+ */
+enum agent_where agent_state_where(long long job, int attempt,
+	    const char *want_release, const char *release, const char *cmdline);
+/* Writes "kperfci.job=ID.ATTEMPT" into out. */
+void	agent_state_marker(long long job, int attempt, char *out, size_t n);
+
+/*
+ * The persisted job: state_dir/job.json holds the phase, the job as the
+ * daemon sent it, the kernel's release and, from RESULTS on, the upload.
+ */
+struct agent_job {
+	enum agent_phase phase;
+	json_t	*job;			/* proto_job, owned */
+	json_t	*upload;		/* proto_upload_req, owned, or NULL */
+	char	*release;		/* of the bzImage, or NULL */
+};
+
+long long agent_job_id(const struct agent_job *);
+int	agent_job_attempt(const struct agent_job *);
+int	agent_job_save(const struct agent_job *, const char *state_dir);
+/* 0 with phase IDLE when there is no job file; -1 if it is corrupt. */
+int	agent_job_load(struct agent_job *, const char *state_dir);
+void	agent_job_release(struct agent_job *);
+
+/*
+ * The kexec command lines (argv arrays, NULL-terminated, in out; strings
+ * owned by sb).  home_cmdline is /proc/cmdline of the home kernel: its
+ * BOOT_IMAGE= and any old kperfci.job= are dropped, extra and the marker
+ * appended.
+ */
+struct agent_argv {
+	char	*v[16];
+	int	 n;
+};
+void	agent_kexec_cmdline(const char *home_cmdline, const char *extra,
+	    long long job, int attempt, struct buf *out);
+void	agent_kexec_load_argv(const struct agent_conf *, const char *bzimage,
+	    const char *cmdline, struct agent_argv *out);
+/* Splits a configured command ("systemctl kexec") on spaces. */
+void	agent_argv_split(const char *cmd, struct agent_argv *out);
+void	agent_argv_release(struct agent_argv *);
+
+/* The release string a bzImage carries (setup header kernel_version), or
+   -1 when the file is not a bzImage. */
+int	agent_bzimage_release(const char *path, char *out, size_t n);
+
+/*
+ * Result parsing: the text kperfci-load printed (JSON lines, with our
+ * "KPERFCI ..." marker lines mixed in when it came over a serial port).
+ * Appends samples and profiles to the arrays, sets *ready / *done_rc and
+ * builds the guest topology from the TOPO/NODE markers into *topo (NULL
+ * when absent).  Lines that are neither are counted in *junk.
+ */
+struct agent_results {
+	json_t	*samples;		/* array, owned */
+	json_t	*profiles;		/* array, owned */
+	json_t	*topology;		/* object or NULL, owned */
+	json_t	*errors;		/* array of strings from {"error":..} */
+	int	 ready;
+	int	 done;
+	int	 done_rc;
+	size_t	 junk;
+};
+void	agent_results_init(struct agent_results *);
+void	agent_results_parse(struct agent_results *, const char *text, size_t len);
+void	agent_results_release(struct agent_results *);
+
+/* ---- HTTP client ---------------------------------------------------------- */
+
+struct client {
+	const struct agent_conf *conf;
+	void	*curl;
+};
+
+void	client_init(struct client *, const struct agent_conf *);
+void	client_release(struct client *);
+/*
+ * POSTs body (borrowed) to path.  Returns the HTTP status (0 when the
+ * daemon could not be reached); *resp is the parsed JSON body or NULL (a
+ * 2xx with a body that is not JSON sets *resp NULL and says so in err).
+ */
+long	client_post(struct client *, const char *path, json_t *body,
+	    json_t **resp, struct buf *err);
+/*
+ * Downloads path into dest and checks size and sha256; the file is removed
+ * on any mismatch.  0 on success, -1 with a reason in err (also for HTTP
+ * errors: *status tells which).
+ */
+int	client_download(struct client *, const char *path, const char *dest,
+	    long long size, const char *sha256, long *status, struct buf *err);
+
+/* ---- initramfs -------------------------------------------------------------- */
+
+struct initramfs {
+	struct buf out;			/* the archive, max 0 (ours) */
+	unsigned ino;
+	int	 err;
+};
+void	initramfs_init(struct initramfs *);
+int	initramfs_dir(struct initramfs *, const char *path, unsigned mode);
+int	initramfs_file(struct initramfs *, const char *path, unsigned mode,
+	    const void *data, size_t len);
+/* Copies a host file (mode from the host, or mode when not 0). */
+int	initramfs_copy(struct initramfs *, const char *path,
+	    const char *host_path, unsigned mode);
+int	initramfs_symlink(struct initramfs *, const char *path,
+	    const char *target);
+int	initramfs_chardev(struct initramfs *, const char *path, unsigned mode,
+	    unsigned major, unsigned minor);
+/* Appends the TRAILER!!! and pads to 512 bytes. */
+int	initramfs_finish(struct initramfs *);
+void	initramfs_release(struct initramfs *);
+
+/* ---- host topology ---------------------------------------------------------- */
+
+/* Reads sysfs/procfs under root ("" for the real ones) into a
+   proto_topology object. */
+json_t	*hosttopo_read(const char *root, struct buf *err);
+
+/* ---- backends ---------------------------------------------------------------- */
+
+/* Set by SIGTERM/SIGINT: a running guest is stopped, nothing uploaded. */
+extern volatile int agent_stopping;
+
+/* Called while a job runs; returns -1 when the job must stop (lease lost). */
+typedef int (*agent_progress_fn)(void *arg, const char *progress);
+
+/*
+ * qemu: boots bzimage with the job in an emulated NUMA machine and fills
+ * upload (status, reason, samples, profiles, topology, console).  Returns
+ * 0 when upload holds a result about the kernel (done, failed or
+ * boot-failed), 1 when the lease was lost or the agent is stopping, -1
+ * when the agent itself could not run the guest.
+ */
+int	qemu_run_job(const struct agent_conf *, const json_t *job,
+	    const char *bzimage, json_t *upload, agent_progress_fn, void *arg);
+/* The guest topology this agent emulates (what it registers). */
+json_t	*qemu_topology(const struct agent_conf *);
+/* "kvm" or "tcg", probed once with bzimage and remembered. */
+const char *qemu_accel(const struct agent_conf *, const char *bzimage);
+/* The qemu argv (for tests and the bench). */
+void	qemu_argv(const struct agent_conf *, const char *accel,
+	    const char *bzimage, const char *initrd, const char *append,
+	    const char *console_log, const char *results_log,
+	    struct agent_argv *out);
+/* The initramfs for a job: busybox, kperfci-load, matrix, /init. */
+int	qemu_initramfs(const struct agent_conf *, const char *matrix,
+	    const char *path, struct buf *err);
+
+/* kexec: loads the job kernel and reboots into it (returns only on error). */
+int	kexec_boot(const struct agent_conf *, struct agent_job *,
+	    const char *bzimage);
+/* Runs the matrix natively (in the job kernel) into upload. */
+int	kexec_run(const struct agent_conf *, const json_t *job, json_t *upload,
+	    agent_progress_fn, void *arg);
+int	kexec_return_home(const struct agent_conf *);
+
+#endif

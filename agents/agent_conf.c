@@ -1,0 +1,238 @@
+/*
+ * agent_conf: agent.conf, in the same "[section] key = value" syntax as
+ * kperfci.conf, with its own small table: the agent does not link the
+ * daemon.  An unknown key is an error naming file:line.
+ */
+#include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/agent.h"
+#include "lib/xalloc.h"
+
+enum ctype { C_STR, C_INT, C_BACKEND };
+
+struct ckey {
+	const char	*section;
+	const char	*key;
+	enum ctype	 type;
+	size_t		 off;
+	long		 min, max;
+};
+
+#define S(f) offsetof(struct agent_conf, f)
+static const struct ckey keys[] = {
+	{ "agent", "name",		C_STR, S(name) },
+	{ "agent", "server",		C_STR, S(server) },
+	{ "agent", "token",		C_STR, S(token) },
+	{ "agent", "state-dir",		C_STR, S(state_dir) },
+	{ "agent", "backend",		C_BACKEND, S(backend) },
+	{ "agent", "load-bin",		C_STR, S(load_bin) },
+	{ "agent", "poll-seconds",	C_INT, S(poll_seconds), 1, 3600 },
+	{ "agent", "backoff-max",	C_INT, S(backoff_max), 1, 3600 },
+	{ "agent", "heartbeat-seconds",	C_INT, S(heartbeat_seconds), 1, 3600 },
+	{ "qemu", "binary",		C_STR, S(qemu_bin) },
+	{ "qemu", "busybox",		C_STR, S(busybox) },
+	{ "qemu", "sockets",		C_INT, S(sockets), 1, 8 },
+	{ "qemu", "cores-per-socket",	C_INT, S(cores_per_socket), 1, 64 },
+	{ "qemu", "memory-per-node",	C_INT, S(mem_per_node_mb), 64, 65536 },
+	{ "qemu", "accel",		C_STR, S(accel) },
+	{ "qemu", "boot-timeout",	C_INT, S(boot_timeout), 5, 3600 },
+	{ "qemu", "job-timeout",	C_INT, S(job_timeout), 10, 86400 },
+	{ "qemu", "kvm-probe-timeout",	C_INT, S(kvm_probe_timeout), 1, 600 },
+	{ "kexec", "binary",		C_STR, S(kexec_bin) },
+	{ "kexec", "exec",		C_STR, S(kexec_exec) },
+	{ "kexec", "reboot",		C_STR, S(reboot_cmd) },
+	{ "kexec", "initrd",		C_STR, S(kexec_initrd) },
+	{ "kexec", "append",		C_STR, S(kexec_append) },
+	{ "kexec", "job-timeout",	C_INT, S(job_timeout), 10, 86400 },
+};
+#undef S
+
+static void
+set_str(char **p, const char *v)
+{
+	free(*p);
+	*p = xstrdup(v);
+}
+
+void
+agent_conf_defaults(struct agent_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	set_str(&c->name, "agent");
+	set_str(&c->server, "http://127.0.0.1:8080");
+	set_str(&c->state_dir, "/var/lib/kperfci-agent");
+	c->backend = AGENT_QEMU;
+	set_str(&c->load_bin, KPERFCI_SRCDIR "/bin/kperfci-load");
+	c->poll_seconds = 5;
+	c->backoff_max = 60;
+	c->heartbeat_seconds = 10;
+	set_str(&c->qemu_bin, "qemu-system-x86_64");
+	set_str(&c->busybox, "/bin/busybox");
+	c->sockets = 2;
+	c->cores_per_socket = 2;
+	c->mem_per_node_mb = 512;
+	set_str(&c->accel, "auto");
+	c->boot_timeout = 120;
+	c->job_timeout = 3600;
+	c->kvm_probe_timeout = 20;
+	set_str(&c->kexec_bin, "kexec");
+	set_str(&c->kexec_exec, "systemctl kexec");
+	set_str(&c->reboot_cmd, "systemctl reboot");
+}
+
+void
+agent_conf_release(struct agent_conf *c)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].type == C_STR) {
+			char **p = (char **)((char *)c + keys[i].off);
+
+			free(*p);
+			*p = NULL;
+		}
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int
+set_key(struct agent_conf *c, const char *section, const char *key,
+    const char *val, const char *name, int line, struct buf *err)
+{
+	const struct ckey *k = NULL;
+	char *end;
+	long n;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].section, section) == 0 &&
+		    strcmp(keys[i].key, key) == 0)
+			k = &keys[i];
+	if (k == NULL) {
+		buf_addf(err, "%s:%d: unknown key '%s' in [%s]\n", name, line,
+		    key, section);
+		return -1;
+	}
+	switch (k->type) {
+	case C_STR:
+		set_str((char **)((char *)c + k->off), val);
+		break;
+	case C_INT:
+		n = strtol(val, &end, 10);
+		if (*val == '\0' || *end || n < k->min || n > k->max) {
+			buf_addf(err, "%s:%d: %s: expected an integer %ld..%ld, "
+			    "got '%s'\n", name, line, key, k->min, k->max, val);
+			return -1;
+		}
+		*(int *)((char *)c + k->off) = (int)n;
+		break;
+	case C_BACKEND:
+		if (strcmp(val, "qemu") == 0)
+			c->backend = AGENT_QEMU;
+		else if (strcmp(val, "kexec") == 0)
+			c->backend = AGENT_KEXEC;
+		else {
+			buf_addf(err, "%s:%d: backend: expected qemu or kexec, "
+			    "got '%s'\n", name, line, val);
+			return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+int
+agent_conf_parse(struct agent_conf *c, const char *name, const char *text,
+    struct buf *err)
+{
+	char *copy = xstrdup(text), *p = copy, *nl, *s, *eq;
+	char section[32] = "";
+	int line = 0, rc = 0;
+
+	for (; p && *p; p = nl) {
+		line++;
+		if ((nl = strchr(p, '\n')))
+			*nl++ = '\0';
+		s = trim(p);
+		if (*s == '\0' || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			char *e = strchr(s, ']');
+
+			if (e == NULL || e[1] || e - s - 1 >= (long)sizeof(section)) {
+				buf_addf(err, "%s:%d: bad section header\n",
+				    name, line);
+				rc = -1;
+				continue;
+			}
+			*e = '\0';
+			snprintf(section, sizeof(section), "%s", trim(s + 1));
+			if (strcmp(section, "agent") && strcmp(section, "qemu") &&
+			    strcmp(section, "kexec")) {
+				buf_addf(err, "%s:%d: unknown section [%s]\n",
+				    name, line, section);
+				rc = -1;
+			}
+			continue;
+		}
+		if ((eq = strchr(s, '=')) == NULL || *section == '\0') {
+			buf_addf(err, "%s:%d: expected 'key = value' inside a "
+			    "section\n", name, line);
+			rc = -1;
+			continue;
+		}
+		*eq = '\0';
+		if (set_key(c, section, trim(s), trim(eq + 1), name, line,
+		    err) == -1)
+			rc = -1;
+	}
+	free(copy);
+	if (rc == 0 && strncmp(c->server, "http://", 7) != 0 &&
+	    strncmp(c->server, "https://", 8) != 0) {
+		buf_addf(err, "%s: server: expected an http:// or https:// URL\n",
+		    name);
+		rc = -1;
+	}
+	if (rc == 0) {
+		size_t n = strlen(c->server);
+
+		while (n > 0 && c->server[n - 1] == '/')
+			c->server[--n] = '\0';
+		if (strcmp(c->accel, "auto") && strcmp(c->accel, "tcg") &&
+		    strcmp(c->accel, "kvm")) {
+			buf_addf(err, "%s: accel: expected auto, tcg or kvm\n",
+			    name);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int
+agent_conf_load(struct agent_conf *c, const char *path, struct buf *err)
+{
+	struct buf b = BUF_INIT(1 << 20);
+	int rc;
+
+	if (buf_read_file(&b, path) == -1) {
+		buf_addf(err, "%s: cannot read: %m\n", path);
+		buf_release(&b);
+		return -1;
+	}
+	rc = agent_conf_parse(c, path, b.data ? b.data : "", err);
+	buf_release(&b);
+	return rc;
+}

@@ -1,0 +1,150 @@
+/*
+ * kexec: the boot backend for bare-metal machines.  The agent persists the
+ * job (phase "booting") before `kexec -l` and `systemctl kexec`; its
+ * systemd unit starts it again in the job kernel, where agent_state_where()
+ * checks the kperfci.job= marker on /proc/cmdline and `uname -r`, the
+ * matrix runs natively, the results are uploaded and the machine reboots
+ * into its home kernel.  The decisions live in agent_state.c's table; this
+ * file only runs the commands.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "agents/agent.h"
+#include "lib/log.h"
+#include "lib/proto.h"
+#include "lib/run.h"
+#include "lib/xalloc.h"
+
+static int
+run_argv(struct agent_argv *a, int timeout)
+{
+	struct run r = { 0 };
+	int rc;
+
+	r.argv = (const char *const *)a->v;
+	r.timeout_sec = timeout;
+	r.log_path = "/dev/stderr";
+	rc = run_cmd(&r);
+	if (rc == -1)
+		log_warnx("%s: %s", a->v[0], run_status(&r));
+	return rc;
+}
+
+int
+kexec_boot(const struct agent_conf *c, struct agent_job *j,
+    const char *bzimage)
+{
+	struct buf home = BUF_INIT(8192), cmd = BUF_INIT(16384);
+	struct agent_argv load = { { 0 }, 0 }, exec = { { 0 }, 0 };
+	const char *extra = json_string_value(json_object_get(j->job,
+	    PROTO_CMDLINE));
+	int rc = -1;
+
+	if (c->kexec_append)
+		buf_addstr(&home, c->kexec_append);
+	else if (buf_read_file(&home, "/proc/cmdline") == -1) {
+		error("/proc/cmdline: %s", strerror(errno));
+		goto out;
+	}
+	agent_kexec_cmdline(home.data, extra, agent_job_id(j),
+	    agent_job_attempt(j), &cmd);
+	agent_kexec_load_argv(c, bzimage, cmd.data, &load);
+	log_info("job %lld: %s -l %s --command-line=%s", agent_job_id(j),
+	    load.v[0], bzimage, cmd.data);
+	if (run_argv(&load, 120) == -1) {
+		error("job %lld: kexec -l failed", agent_job_id(j));
+		goto out;
+	}
+	/* Persist before the point of no return. */
+	j->phase = AGENT_PH_BOOTING;
+	if (agent_job_save(j, c->state_dir) == -1)
+		goto out;
+	agent_argv_split(c->kexec_exec, &exec);
+	run_argv(&exec, 300);
+	/* systemctl kexec returns once the shutdown is under way; we are
+	   about to be stopped.  Returning means nothing happened. */
+	sleep(300);
+	error("job %lld: still running 300 s after '%s'", agent_job_id(j),
+	    c->kexec_exec);
+out:
+	agent_argv_release(&load);
+	agent_argv_release(&exec);
+	buf_release(&home);
+	buf_release(&cmd);
+	return rc;
+}
+
+int
+kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
+    agent_progress_fn progress, void *arg)
+{
+	const char *matrix = json_string_value(json_object_get(job,
+	    PROTO_MATRIX));
+	long long id = json_integer_value(json_object_get(job, PROTO_ID));
+	char *path = xasprintf("%s/matrix.conf", c->state_dir);
+	const char *argv[] = { c->load_bin, "--matrix", path, NULL };
+	struct buf out = BUF_INIT(PROTO_MAX_BODY), why = BUF_INIT(1024);
+	struct agent_results ar;
+	struct run r = { 0 };
+	struct buf err = BUF_INIT(256);
+	json_t *topo;
+	int rc = -1;
+
+	agent_results_init(&ar);
+	if (buf_write_file(path, matrix, strlen(matrix)) == -1) {
+		log_warn("%s", path);
+		goto out;
+	}
+	if (progress)
+		progress(arg, "running");
+	r.argv = argv;
+	r.timeout_sec = c->job_timeout;
+	r.log_path = "/dev/stderr";
+	run_capture(&r, &out);
+	if (out.data)
+		agent_results_parse(&ar, out.data, out.len);
+	if (r.exit_code == 0) {
+		json_object_set_new(upload, PROTO_STATUS,
+		    json_string(PROTO_ST_DONE));
+	} else {
+		buf_addf(&why, "kperfci-load: %s", run_status(&r));
+		for (size_t i = 0; i < json_array_size(ar.errors) && i < 5; i++)
+			buf_addf(&why, "; %.200s", json_string_value(
+			    json_array_get(ar.errors, i)));
+		json_object_set_new(upload, PROTO_STATUS,
+		    json_string(PROTO_ST_FAILED));
+		json_object_set_new(upload, PROTO_REASON, json_string(why.data));
+	}
+	json_object_set(upload, PROTO_SAMPLES, ar.samples);
+	json_object_set(upload, PROTO_PROFILES, ar.profiles);
+	if ((topo = hosttopo_read("", &err)))
+		json_object_set_new(upload, PROTO_TOPOLOGY, topo);
+	log_info("job %lld: %s natively, %zu samples", id, run_status(&r),
+	    json_array_size(ar.samples));
+	rc = 0;
+out:
+	agent_results_release(&ar);
+	buf_release(&out);
+	buf_release(&why);
+	buf_release(&err);
+	free(path);
+	return rc;
+}
+
+int
+kexec_return_home(const struct agent_conf *c)
+{
+	struct agent_argv a = { { 0 }, 0 };
+
+	log_info("returning to the home kernel: %s", c->reboot_cmd);
+	agent_argv_split(c->reboot_cmd, &a);
+	run_argv(&a, 300);
+	agent_argv_release(&a);
+	sleep(300);
+	return error("still running 300 s after '%s'", c->reboot_cmd);
+}

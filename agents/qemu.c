@@ -1,0 +1,556 @@
+/*
+ * qemu: the boot backend for development, CI and demos.  A job's kernel
+ * boots in qemu-system-x86_64 on an emulated 2-socket NUMA machine with an
+ * initramfs we write ourselves (busybox-static, kperfci-load, the job's
+ * matrix and a small /init).  The guest prints marker lines and samples on
+ * its second serial port (ttyS1 -> results.log); ttyS0 is the console log.
+ *
+ * DESIGN.  qemu runs in a thread (run_cmd, own process group, job
+ * timeout); this thread watches results.log for the READY marker (boot
+ * timeout), sends heartbeats and cancels qemu when the lease is lost.
+ * Whatever happens to the guest ends as an upload: a kernel that panics or
+ * never reaches READY is "boot-failed" with its console, not an error of
+ * the agent.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agents/agent.h"
+#include "lib/log.h"
+#include "lib/proto.h"
+#include "lib/run.h"
+#include "lib/xalloc.h"
+
+static const char init_script[] =
+	"#!/bin/busybox sh\n"
+	"# kperfci guest init: mount, report topology, run the matrix, power off\n"
+	"/bin/busybox --install -s /bin\n"
+	"export PATH=/bin\n"
+	"mount -t proc proc /proc\n"
+	"mount -t sysfs sysfs /sys\n"
+	"mount -t devtmpfs devtmpfs /dev 2>/dev/null\n"
+	"mkdir -p /tmp /run\n"
+	"mount -t tmpfs tmpfs /tmp\n"
+	"mount -t cgroup2 cgroup2 /sys/fs/cgroup || echo 'kperfci: no cgroup2'\n"
+	"stty -F /dev/ttyS1 raw -echo 2>/dev/null\n"
+	"exec 3>/dev/ttyS1\n"
+	"echo 'KPERFCI READY' >&3\n"
+	"nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)\n"
+	"[ \"$nodes\" -gt 0 ] || nodes=1\n"
+	"cpus=$(grep -c ^processor /proc/cpuinfo)\n"
+	"sockets=$(cat /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id | sort -u | wc -l)\n"
+	"cores=$(for c in /sys/devices/system/cpu/cpu[0-9]*/topology; do echo $(cat $c/physical_package_id).$(cat $c/core_id); done | sort -u | wc -l)\n"
+	"mem=$(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo)\n"
+	"echo \"KPERFCI TOPO sockets=$sockets nodes=$nodes cpus=$cpus cores=$cores memory_mb=$mem\" >&3\n"
+	"echo \"KPERFCI MODEL $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')\" >&3\n"
+	"for n in /sys/devices/system/node/node[0-9]*; do\n"
+	"\t[ -e $n/cpulist ] && echo \"KPERFCI NODE ${n##*node} $(cat $n/cpulist)\" >&3\n"
+	"done\n"
+	"/bin/kperfci-load --matrix /etc/kperfci/matrix.conf >&3\n"
+	"echo \"KPERFCI DONE rc=$?\" >&3\n"
+	"sync\n"
+	"poweroff -f\n"
+	"reboot -f\n";
+
+/* The KVM probe: reaching READY is all we ask. */
+static const char probe_script[] =
+	"#!/bin/busybox sh\n"
+	"/bin/busybox mount -t devtmpfs devtmpfs /dev\n"
+	"echo 'KPERFCI READY' > /dev/ttyS1\n"
+	"/bin/busybox poweroff -f\n";
+
+json_t *
+qemu_topology(const struct agent_conf *c)
+{
+	json_t *t = json_object(), *nodes = json_array();
+	char model[256] = "unknown", line[512];
+	FILE *f;
+	int cpus = c->sockets * c->cores_per_socket;
+
+	if ((f = fopen("/proc/cpuinfo", "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "model name", 10) == 0 &&
+			    strchr(line, ':')) {
+				char *m = strchr(line, ':') + 1;
+
+				m += strspn(m, " \t");
+				m[strcspn(m, "\n")] = '\0';
+				snprintf(model, sizeof(model), "%.200s", m);
+				break;
+			}
+		fclose(f);
+	}
+	for (int s = 0; s < c->sockets; s++) {
+		snprintf(line, sizeof(line), "%d-%d", s * c->cores_per_socket,
+		    (s + 1) * c->cores_per_socket - 1);
+		if (c->cores_per_socket == 1)
+			snprintf(line, sizeof(line), "%d", s);
+		json_array_append_new(nodes, json_string(line));
+	}
+	/* The class names what the workloads see: an emulated machine. */
+	snprintf(line, sizeof(line), "QEMU (host %.200s)", model);
+	json_object_set_new(t, PROTO_SOCKETS, json_integer(c->sockets));
+	json_object_set_new(t, PROTO_NODES, json_integer(c->sockets));
+	json_object_set_new(t, PROTO_CPUS, json_integer(cpus));
+	json_object_set_new(t, PROTO_CORES, json_integer(cpus));
+	json_object_set_new(t, PROTO_THREADS, json_integer(1));
+	json_object_set_new(t, PROTO_CPU_MODEL, json_string(line));
+	json_object_set_new(t, PROTO_MEMORY_MB,
+	    json_integer((long long)c->sockets * c->mem_per_node_mb));
+	json_object_set_new(t, PROTO_NODE_CPUS, nodes);
+	return t;
+}
+
+static void
+argv_push(struct agent_argv *a, char *s)
+{
+	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
+		a->v[a->n++] = s;
+	else
+		free(s);
+	a->v[a->n] = NULL;
+}
+
+/* qemu needs more than 16 arguments: a second, larger array. */
+struct qargv {
+	char	*v[64];
+	int	 n;
+};
+
+static void
+q(struct qargv *a, char *s)
+{
+	if (a->n < 63)
+		a->v[a->n++] = s;
+	else
+		free(s);
+	a->v[a->n] = NULL;
+}
+
+static void
+qemu_build_argv(const struct agent_conf *c, const char *accel,
+    const char *bzimage, const char *initrd, const char *append,
+    const char *console_log, const char *results_log, struct qargv *a)
+{
+	int cpus = c->sockets * c->cores_per_socket;
+
+	a->n = 0;
+	q(a, xstrdup(c->qemu_bin));
+	q(a, xstrdup("-nodefaults"));
+	q(a, xstrdup("-display"));
+	q(a, xstrdup("none"));
+	q(a, xstrdup("-no-reboot"));	/* panic=-1 reboots: qemu exits */
+	q(a, xstrdup("-accel"));
+	q(a, xstrdup(accel));
+	if (strcmp(accel, "kvm") == 0) {
+		q(a, xstrdup("-cpu"));
+		q(a, xstrdup("host"));
+	}
+	q(a, xstrdup("-m"));
+	q(a, xasprintf("%dM", c->sockets * c->mem_per_node_mb));
+	q(a, xstrdup("-smp"));
+	q(a, xasprintf("%d,sockets=%d,cores=%d,threads=1", cpus, c->sockets,
+	    c->cores_per_socket));
+	for (int s = 0; s < c->sockets; s++) {
+		q(a, xstrdup("-object"));
+		q(a, xasprintf("memory-backend-ram,id=m%d,size=%dM", s,
+		    c->mem_per_node_mb));
+		q(a, xstrdup("-numa"));
+		q(a, xasprintf("node,nodeid=%d,cpus=%d-%d,memdev=m%d", s,
+		    s * c->cores_per_socket, (s + 1) * c->cores_per_socket - 1,
+		    s));
+	}
+	q(a, xstrdup("-kernel"));
+	q(a, xstrdup(bzimage));
+	q(a, xstrdup("-initrd"));
+	q(a, xstrdup(initrd));
+	q(a, xstrdup("-append"));
+	q(a, xstrdup(append));
+	q(a, xstrdup("-serial"));
+	q(a, xasprintf("file:%s", console_log));
+	q(a, xstrdup("-serial"));
+	q(a, xasprintf("file:%s", results_log));
+}
+
+void
+qemu_argv(const struct agent_conf *c, const char *accel, const char *bzimage,
+    const char *initrd, const char *append, const char *console_log,
+    const char *results_log, struct agent_argv *out)
+{
+	struct qargv a;
+
+	/* The short form for callers that print it: the first 15 words. */
+	qemu_build_argv(c, accel, bzimage, initrd, append, console_log,
+	    results_log, &a);
+	out->n = 0;
+	out->v[0] = NULL;
+	for (int i = 0; i < a.n; i++)
+		argv_push(out, a.v[i]);
+}
+
+static int
+build_initramfs(const struct agent_conf *c, const char *script,
+    const char *matrix, int with_load, const char *path, struct buf *err)
+{
+	struct initramfs fs;
+	int rc = -1;
+
+	initramfs_init(&fs);
+	initramfs_dir(&fs, "bin", 0755);
+	initramfs_dir(&fs, "dev", 0755);
+	initramfs_chardev(&fs, "dev/console", 0600, 5, 1);
+	initramfs_chardev(&fs, "dev/null", 0666, 1, 3);
+	initramfs_dir(&fs, "proc", 0755);
+	initramfs_dir(&fs, "sys", 0755);
+	initramfs_dir(&fs, "tmp", 01777);
+	initramfs_dir(&fs, "etc", 0755);
+	initramfs_dir(&fs, "etc/kperfci", 0755);
+	initramfs_file(&fs, "init", 0755, script, strlen(script));
+	if (initramfs_copy(&fs, "bin/busybox", c->busybox, 0755) == -1) {
+		buf_addf(err, "initramfs: cannot read busybox %s", c->busybox);
+		goto out;
+	}
+	initramfs_symlink(&fs, "bin/sh", "busybox");
+	if (with_load) {
+		if (initramfs_copy(&fs, "bin/kperfci-load", c->load_bin,
+		    0755) == -1) {
+			buf_addf(err, "initramfs: cannot read %s", c->load_bin);
+			goto out;
+		}
+		initramfs_file(&fs, "etc/kperfci/matrix.conf", 0644, matrix,
+		    strlen(matrix));
+	}
+	if (initramfs_finish(&fs) == -1) {
+		buf_addstr(err, "initramfs: could not be built");
+		goto out;
+	}
+	if (buf_write_file(path, fs.out.data, fs.out.len) == -1) {
+		buf_addf(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	initramfs_release(&fs);
+	return rc;
+}
+
+int
+qemu_initramfs(const struct agent_conf *c, const char *matrix,
+    const char *path, struct buf *err)
+{
+	return build_initramfs(c, init_script, matrix, 1, path, err);
+}
+
+struct qrun {
+	struct run	 run;
+	volatile int	 cancel;
+	volatile int	 finished;
+	int		 rc;
+};
+
+static void *
+qemu_thread(void *arg)
+{
+	struct qrun *r = arg;
+
+	r->rc = run_cmd(&r->run);
+	r->finished = 1;
+	return NULL;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+file_has(const char *path, const char *needle)
+{
+	struct buf b = BUF_INIT(16 * 1024 * 1024);
+	int found;
+
+	found = buf_read_file(&b, path) == 0 && b.data &&
+	    memmem(b.data, b.len, needle, strlen(needle)) != NULL;
+	buf_release(&b);
+	return found;
+}
+
+const char *
+qemu_accel(const struct agent_conf *c, const char *bzimage)
+{
+	char *path, *dir, *initrd, *console, *results, line[16] = "";
+	struct buf err = BUF_INIT(1024);
+	const char *ans = "tcg";
+	struct qargv a;
+	struct run r = { 0 };
+	FILE *f;
+
+	if (strcmp(c->accel, "auto") != 0)
+		return c->accel;
+	path = xasprintf("%s/accel", c->state_dir);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(line, sizeof(line), f))
+			line[strcspn(line, "\n")] = '\0';
+		fclose(f);
+		if (strcmp(line, "kvm") == 0 || strcmp(line, "tcg") == 0) {
+			free(path);
+			return strcmp(line, "kvm") == 0 ? "kvm" : "tcg";
+		}
+	}
+	dir = xasprintf("%s/kvm-probe", c->state_dir);
+	mkdir(dir, 0755);
+	initrd = xasprintf("%s/probe.cpio", dir);
+	console = xasprintf("%s/console.log", dir);
+	results = xasprintf("%s/results.log", dir);
+	unlink(console);
+	unlink(results);
+	if (access("/dev/kvm", R_OK | W_OK) == -1) {
+		log_info("qemu: /dev/kvm not usable (%s): TCG", strerror(errno));
+		goto decided;
+	}
+	if (build_initramfs(c, probe_script, NULL, 0, initrd, &err) == -1) {
+		log_warnx("qemu: KVM probe: %s", err.data);
+		goto decided;
+	}
+	/* KVM here can hang rather than fail: only a boot that reaches
+	   READY within the timeout counts. */
+	qemu_build_argv(c, "kvm", bzimage, initrd,
+	    "console=ttyS0 panic=-1 quiet", console, results, &a);
+	r.argv = (const char *const *)a.v;
+	r.timeout_sec = c->kvm_probe_timeout;
+	r.log_path = console;
+	run_cmd(&r);
+	if (file_has(results, "KPERFCI READY"))
+		ans = "kvm";
+	log_info("qemu: KVM probe %s (%s): using %s", ans[0] == 'k' ?
+	    "booted" : "failed", run_status(&r), ans);
+	for (int i = 0; i < a.n; i++)
+		free(a.v[i]);
+decided:
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "%s\n", ans);
+		fclose(f);
+	}
+	free(path);
+	free(dir);
+	free(initrd);
+	free(console);
+	free(results);
+	buf_release(&err);
+	return ans;
+}
+
+/* JSON strings must be UTF-8: console bytes from a dying kernel may not
+   be.  Keep printable ASCII, newlines and tabs; replace the rest. */
+static json_t *
+text_json(const char *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+
+		s[i] = (ch == '\n' || ch == '\t' || (ch >= 0x20 && ch < 0x7f)) ?
+		    (char)ch : (ch == '\r' ? ' ' : '?');
+	}
+	s[n] = '\0';
+	json_t *j = json_stringn(s, n);
+	free(s);
+	return j;
+}
+
+/* The console's panic line, or NULL. */
+static char *
+panic_line(const struct buf *con)
+{
+	const char *p;
+	size_t n;
+
+	if (con->data == NULL || (p = memmem(con->data, con->len,
+	    "Kernel panic", 12)) == NULL)
+		return NULL;
+	n = strcspn(p, "\r\n");
+	return xstrndup(p, n > 300 ? 300 : n);
+}
+
+int
+qemu_run_job(const struct agent_conf *c, const json_t *job,
+    const char *bzimage, json_t *upload, agent_progress_fn progress,
+    void *arg)
+{
+	long long id = json_integer_value(json_object_get(job, PROTO_ID));
+	int attempt = (int)json_integer_value(json_object_get(job,
+	    PROTO_ATTEMPT));
+	const char *matrix = json_string_value(json_object_get(job,
+	    PROTO_MATRIX));
+	const char *extra = json_string_value(json_object_get(job,
+	    PROTO_CMDLINE));
+	char *dir, *initrd, *console, *results, *append, marker[64], *pl;
+	struct buf err = BUF_INIT(4096), con = BUF_INIT(64 * 1024 * 1024),
+	    res = BUF_INIT(PROTO_MAX_BODY);
+	struct agent_results ar;
+	struct qrun *r = xcalloc(1, sizeof(*r));
+	struct qargv a = { { 0 }, 0 };
+	double t0, t_ready = 0, last_hb, t_build;
+	const char *accel, *status, *vanished = NULL;
+	int rc = -1, lost = 0, boot_timed_out = 0;
+	pthread_t th;
+
+	agent_results_init(&ar);
+	dir = xasprintf("%s/job-%lld-%d", c->state_dir, id, attempt);
+	initrd = xasprintf("%s/initramfs.cpio", dir);
+	console = xasprintf("%s/console.log", dir);
+	results = xasprintf("%s/results.log", dir);
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		log_warn("%s", dir);
+		goto out;
+	}
+	unlink(console);
+	unlink(results);
+	t_build = now();
+	if (qemu_initramfs(c, matrix, initrd, &err) == -1) {
+		error("job %lld: %s", id, err.data);
+		goto out;
+	}
+	t_build = now() - t_build;
+	accel = qemu_accel(c, bzimage);
+	agent_state_marker(id, attempt, marker, sizeof(marker));
+	append = xasprintf("console=ttyS0 panic=-1 %s%s%s", marker,
+	    extra && *extra ? " " : "", extra ? extra : "");
+	qemu_build_argv(c, accel, bzimage, initrd, append, console, results,
+	    &a);
+	free(append);
+	r->run.argv = (const char *const *)a.v;
+	r->run.timeout_sec = c->job_timeout;
+	r->run.log_path = console;	/* qemu's own complaints too */
+	r->run.cancel = &r->cancel;
+	log_info("job %lld.%d: booting %s under %s (initramfs %.2f s)", id,
+	    attempt, bzimage, accel, t_build);
+	t0 = last_hb = now();
+	if (pthread_create(&th, NULL, qemu_thread, r) != 0) {
+		error("job %lld: cannot start the qemu thread", id);
+		goto out;
+	}
+	if (progress)
+		progress(arg, "booting");
+	while (!r->finished) {
+		usleep(250000);
+		if (agent_stopping && !r->cancel) {
+			lost = 1;
+			r->cancel = 1;
+		}
+		if (!t_ready && file_has(results, "KPERFCI READY")) {
+			t_ready = now();
+			log_info("job %lld.%d: guest ready after %.1f s", id,
+			    attempt, t_ready - t0);
+		}
+		if (!t_ready && !r->cancel && now() - t0 > c->boot_timeout) {
+			log_warnx("job %lld.%d: no ready marker after %d s",
+			    id, attempt, c->boot_timeout);
+			boot_timed_out = 1;
+			r->cancel = 1;
+		}
+		if (progress && now() - last_hb >= c->heartbeat_seconds) {
+			last_hb = now();
+			if (progress(arg, t_ready ? "running" : "booting") ==
+			    -1 && !r->cancel) {
+				log_warnx("job %lld.%d: lease lost; stopping "
+				    "the guest", id, attempt);
+				lost = 1;
+				r->cancel = 1;
+			}
+		}
+	}
+	pthread_join(th, NULL);
+	if (lost)
+		goto out;
+	buf_read_file(&con, console);
+	buf_read_file(&res, results);
+	if (res.data)
+		agent_results_parse(&ar, res.data, res.len);
+	pl = panic_line(&con);
+	if (!ar.ready) {
+		status = PROTO_ST_BOOT_FAILED;
+		if (pl)
+			vanished = pl;
+		else if (boot_timed_out)
+			vanished = "no ready marker from the guest within the "
+			    "boot timeout";
+		else
+			vanished = "the guest ended before the ready marker";
+		json_object_set_new(upload, PROTO_REASON, json_string(vanished));
+	} else if (ar.done && ar.done_rc == 0) {
+		status = PROTO_ST_DONE;
+	} else {
+		struct buf why = BUF_INIT(PROTO_MAX_TEXT);
+
+		status = PROTO_ST_FAILED;
+		if (ar.done)
+			buf_addf(&why, "kperfci-load exited %d", ar.done_rc);
+		else if (pl)
+			buf_addf(&why, "%s", pl);
+		else
+			buf_addf(&why, "workloads did not finish (qemu %s)",
+			    run_status(&r->run));
+		for (size_t i = 0; i < json_array_size(ar.errors) && i < 5; i++)
+			buf_addf(&why, "; %s", json_string_value(
+			    json_array_get(ar.errors, i)));
+		json_object_set_new(upload, PROTO_REASON,
+		    text_json(why.data, strnlen(why.data, PROTO_MAX_TEXT - 1)));
+		buf_release(&why);
+	}
+	free(pl);
+	json_object_set_new(upload, PROTO_STATUS, json_string(status));
+	json_object_set(upload, PROTO_SAMPLES, ar.samples);
+	json_object_set(upload, PROTO_PROFILES, ar.profiles);
+	if (ar.topology) {
+		struct buf terr = BUF_INIT(256);
+		json_t *t = json_deep_copy(ar.topology);
+
+		if (json_object_get(t, PROTO_CPU_MODEL) == NULL)
+			json_object_set_new(t, PROTO_CPU_MODEL,
+			    json_string("unknown"));
+		if (proto_check(t, proto_topology, "topology.", &terr) == 0)
+			json_object_set_new(upload, PROTO_TOPOLOGY, t);
+		else {
+			log_warnx("job %lld: guest topology: %s", id, terr.data);
+			json_decref(t);
+		}
+		buf_release(&terr);
+	}
+	if (t_ready)
+		json_object_set_new(upload, PROTO_BOOT_SECONDS,
+		    json_real(t_ready - t0));
+	if (con.len > PROTO_MAX_CONSOLE)
+		json_object_set_new(upload, PROTO_CONSOLE, text_json(con.data +
+		    con.len - PROTO_MAX_CONSOLE, PROTO_MAX_CONSOLE));
+	else
+		json_object_set_new(upload, PROTO_CONSOLE, text_json(con.data ?
+		    con.data : "", con.len));
+	log_info("job %lld.%d: %s, %zu samples, %zu profiles", id, attempt,
+	    status, json_array_size(ar.samples), json_array_size(ar.profiles));
+	rc = 0;
+out:
+	for (int i = 0; i < a.n; i++)
+		free(a.v[i]);
+	agent_results_release(&ar);
+	buf_release(&err);
+	buf_release(&con);
+	buf_release(&res);
+	free(r);
+	free(dir);
+	free(initrd);
+	free(console);
+	free(results);
+	return lost ? 1 : rc;
+}
