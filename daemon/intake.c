@@ -8,7 +8,10 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/intake.h"
+#include "daemon/mbox.h"
+#include "daemon/mime.h"
 #include "daemon/pipeline.h"
+#include "daemon/series.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -23,6 +26,17 @@ intake_allowed_bases(struct buf *err)
 		buf_addf(err, "%s%s", i ? ", " : "", b);
 	if (i == 0)
 		buf_addstr(err, "(none configured)");
+}
+
+/* Until the lore client is in: a clear failure for URL submissions. */
+static int
+intake_fetch_lore(const struct db_series *s, struct buf *mbox,
+    struct buf *err)
+{
+	(void)mbox;
+	buf_addf(err, "fetching from lore (%s) is not available in this "
+	    "build yet", s->lore_base);
+	return -1;
 }
 
 static int
@@ -210,11 +224,97 @@ intake_submit_mbox(struct db *db, const void *data, size_t len, int version,
 	return 0;
 }
 
-/* queued -> fetched.  Until the lore client and picker are in: refuse. */
+/*
+ * The thread's mbox: the uploaded one, or lore's t.mbox.gz.  0 or -1 with
+ * err.
+ */
+static int
+intake_thread_mbox(struct db *db, const struct db_series *s,
+    struct buf *mbox, struct buf *err)
+{
+	if (s->has_upload) {
+		if (db_series_upload(db, s->id, mbox) < 0)
+			return buf_addstr(err, "cannot read the uploaded mbox "
+			    "from the store"), -1;
+		return 0;
+	}
+	if (!s->lore_base || !s->lore_list || !s->msgid)
+		return buf_addstr(err, "series has neither an upload nor a "
+		    "lore message to fetch"), -1;
+	return intake_fetch_lore(s, mbox, err);
+}
+
+/*
+ * queued -> fetched: get the thread, split it, decode every message, pick
+ * the series, store it.  Messages that cannot be decoded are skipped (the
+ * picker says what is missing); a thread where none can be is an error.
+ */
 int
 stage_fetch(struct stage_ctx *ctx)
 {
-	buf_addstr(&ctx->err, "series intake is not available in this build "
-	    "yet");
-	return STAGE_FAIL;
+	struct buf mbox = BUF_INIT(config_int(&app.cfg, "lore", NULL,
+	    "max_size"));
+	struct buf why = BUF_INIT(1024);
+	struct db_series s;
+	struct mbox mb;
+	struct msg **msgs = NULL;
+	struct series ser;
+	size_t i, n = 0;
+	int rc = STAGE_FAIL, got;
+
+	memset(&mb, 0, sizeof(mb));
+	memset(&ser, 0, sizeof(ser));
+	got = db_series_get(ctx->db, ctx->series_id, 0, &s);
+	if (got != 0) {
+		buf_addstr(&ctx->err, "series vanished from the store");
+		return STAGE_FAIL;
+	}
+	if (intake_thread_mbox(ctx->db, &s, &mbox, &ctx->err) < 0)
+		goto out;
+	if (mbox_split(mbox.data ? mbox.data : "", mbox.len, &mb,
+	    &ctx->err) < 0)
+		goto out;
+	msgs = xcalloc(mb.n ? mb.n : 1, sizeof(*msgs));
+	for (i = 0; i < mb.n; i++) {
+		msgs[n] = xcalloc(1, sizeof(**msgs));
+		buf_reset(&why);
+		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, msgs[n],
+		    &why) < 0) {
+			log_debug("series %lld: message %zu skipped: %s",
+			    (long long)s.id, i + 1, why.data);
+			free(msgs[n]);
+			msgs[n] = NULL;
+			continue;
+		}
+		n++;
+	}
+	if (n == 0) {
+		buf_addf(&ctx->err, "no readable message in the thread (%zu "
+		    "in the mbox)", mb.n);
+		goto out;
+	}
+	if (series_pick(msgs, n, s.has_upload ? NULL : s.msgid,
+	    s.req_version, &ser, &ctx->err) < 0)
+		goto out;
+	if (db_series_store_picked(ctx->db, s.id, &ser, ctx->from,
+	    ctx->to) < 0) {
+		buf_addstr(&ctx->err, "cannot store the series (see the "
+		    "daemon log)");
+		goto out;
+	}
+	log_info("series %lld: v%d, %zu patches", (long long)s.id,
+	    ser.version, ser.npatches);
+	rc = STAGE_OK;
+out:
+	for (i = 0; i < n; i++) {
+		msg_release(msgs[i]);
+		free(msgs[i]);
+	}
+	free(msgs);
+	mbox_release(&mb);
+	series_release(&ser);
+	db_series_release(&s);
+	buf_release(&mbox);
+	buf_release(&why);
+	return rc;
 }
