@@ -32,12 +32,12 @@
  * max_boots, boot_step); tests/unit/t-stats.c checks the A/A and power
  * requirements with exactly these.  Why these numbers: stats.c, DESIGN.
  */
-#define STATS_DEFAULT_BOOTS		8	/* per side, first look */
+#define STATS_DEFAULT_BOOTS		12	/* per side, first look */
 #define STATS_DEFAULT_ITERATIONS	5	/* runs per boot and workload */
-#define STATS_DEFAULT_MAX_BOOTS		16	/* per side, after extra looks */
-#define STATS_DEFAULT_BOOT_STEP		4	/* extra boots per side per look */
+#define STATS_DEFAULT_MAX_BOOTS		24	/* per side, after extra looks */
+#define STATS_DEFAULT_BOOT_STEP		12	/* extra boots per side per look */
 #define STATS_DEFAULT_RESAMPLES		2000
-#define STATS_DEFAULT_ALPHA		0.01	/* per metric, over all looks */
+#define STATS_DEFAULT_ALPHA		0.008	/* per metric, over all looks */
 #define STATS_DEFAULT_EQUIV_MARGIN	2.0	/* % */
 #define STATS_DEFAULT_NOCHANGE_HALFWIDTH 5.0	/* % */
 
