@@ -18,6 +18,8 @@
 #include "lib/log.h"
 
 /* Prototypes of commands living in other areas' files. */
+int	cmd_stats_compare(int, char **);	/* cli/stats.c */
+int	cmd_series_show(int, char **);	/* cli/series_show.c */
 
 static const struct command {
 	const char *name;
@@ -27,6 +29,8 @@ static const struct command {
 	{ "submit", cmd_submit, "submit URL [--version N] [--base REV] "
 	    "[--mbox FILE] [--no-follow]" },
 	{ "status", cmd_status, "status [ID]" },
+	{ "stats compare", cmd_stats_compare, "stats compare --base FILE --test FILE [--json] [--seed N] [--resamples N]" },
+	{ "series show", cmd_series_show, "series show (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json] [--messages]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
