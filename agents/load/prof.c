@@ -1,0 +1,337 @@
+/* prof: kallsyms lookup and lock attribution (see prof.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/load/prof.h"
+#include "agents/load/util.h"
+
+struct prof_ent {
+	unsigned long long addr;
+	char	*name;
+};
+
+static int
+prof_ent_cmp(const void *a, const void *b)
+{
+	unsigned long long x = ((const struct prof_ent *)a)->addr;
+	unsigned long long y = ((const struct prof_ent *)b)->addr;
+
+	return (x > y) - (x < y);
+}
+
+int
+prof_syms_parse(struct prof_syms *s, const char *text, size_t len)
+{
+	struct prof_ent *e = NULL;
+	int n = 0, cap = 0, nonzero = 0, i;
+	const char *p = text, *end = text + len, *nl;
+
+	memset(s, 0, sizeof(*s));
+	while (p < end) {
+		unsigned long long a = 0;
+		const char *q = p, *name;
+		size_t nlen;
+		char type;
+		int digits = 0;
+
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		while (q < nl && digits < 17) {
+			int c = *q, v;
+
+			if (c >= '0' && c <= '9') v = c - '0';
+			else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+			else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+			else break;
+			a = a << 4 | v;
+			q++;
+			digits++;
+		}
+		if (digits == 0 || digits > 16 || q + 3 > nl || q[0] != ' ' ||
+		    q[2] != ' ')
+			goto next;
+		type = q[1];
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			goto next;
+		name = q + 3;
+		nlen = strcspn(name, "\t \n");
+		if (name + nlen > nl)
+			nlen = nl - name;
+		if (nlen == 0 || nlen > 256)
+			goto next;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			e = load_xrealloc(e, cap * sizeof(*e));
+		}
+		e[n].addr = a;
+		e[n].name = load_xmalloc(nlen + 1);
+		memcpy(e[n].name, name, nlen);
+		e[n].name[nlen] = '\0';
+		nonzero += a != 0;
+		n++;
+next:
+		p = nl + 1;
+	}
+	if (n == 0 || nonzero == 0) {
+		for (i = 0; i < n; i++)
+			free(e[i].name);
+		free(e);
+		return load_err(n ? "kallsyms shows only zero addresses (kernel.kptr_restrict? run as root)"
+		    : "kallsyms has no text symbols");
+	}
+	qsort(e, n, sizeof(*e), prof_ent_cmp);
+	s->addr = load_xmalloc(n * sizeof(*s->addr));
+	s->name = load_xmalloc(n * sizeof(*s->name));
+	for (i = 0; i < n; i++) {
+		s->addr[i] = e[i].addr;
+		s->name[i] = e[i].name;
+	}
+	s->n = n;
+	free(e);
+	return 0;
+}
+
+int
+prof_syms_load(struct prof_syms *s, const char *path)
+{
+	size_t len;
+	char *text;
+	int rc;
+
+	text = load_read_all(path, 256 << 20, &len);
+	if (!text)
+		return load_err("cannot read %s: %s", path, strerror(errno));
+	rc = prof_syms_parse(s, text, len);
+	free(text);
+	return rc;
+}
+
+void
+prof_syms_release(struct prof_syms *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->name[i]);
+	free(s->name);
+	free(s->addr);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *
+prof_syms_lookup(const struct prof_syms *s, unsigned long long addr)
+{
+	int lo = 0, hi = s->n - 1, mid;
+
+	if (s->n == 0 || addr < s->addr[0])
+		return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (s->addr[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return s->name[lo];
+}
+
+static const char *const prof_lock_fns[] = {
+	"native_queued_spin_lock_slowpath", "queued_spin_lock_slowpath",
+	"__pv_queued_spin_lock_slowpath", "pv_queued_spin_lock_slowpath",
+	"_raw_spin_lock", "_raw_spin_lock_irq", "_raw_spin_lock_irqsave",
+	"_raw_spin_lock_bh", "_raw_spin_trylock", "do_raw_spin_lock",
+	"_raw_spin_unlock_irqrestore", "_raw_spin_unlock_irq",
+	"_raw_read_lock", "_raw_read_lock_irqsave", "_raw_write_lock",
+	"_raw_write_lock_irq", "_raw_write_lock_irqsave",
+	"queued_read_lock_slowpath", "queued_write_lock_slowpath",
+	"__mutex_lock", "__mutex_lock_slowpath", "mutex_spin_on_owner",
+	"osq_lock", "rwsem_down_read_slowpath", "rwsem_down_write_slowpath",
+	"rwsem_optimistic_spin", "rwsem_spin_on_owner",
+	NULL,
+};
+
+int
+prof_is_lock(const char *sym)
+{
+	int i;
+
+	if (!sym)
+		return 0;
+	for (i = 0; prof_lock_fns[i]; i++)
+		if (strcmp(sym, prof_lock_fns[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Lock wrappers are skipped when looking for the caller that matters. */
+static int
+prof_is_wrapper(const char *sym)
+{
+	static const char *const pre[] = { "folio_lruvec_lock", "folio_lruvec_relock",
+	    "lruvec_lock", "spin_lock", "mutex_lock", "down_read", "down_write",
+	    NULL };
+	int i;
+
+	if (!sym)
+		return 1;	/* an unknown frame tells nothing */
+	for (i = 0; pre[i]; i++)
+		if (strncmp(sym, pre[i], strlen(pre[i])) == 0)
+			return 1;
+	return 0;
+}
+
+struct prof_guess {
+	const char *prefix, *lock;
+};
+
+static const struct prof_guess prof_guesses[] = {
+	{ "folio_batch_move_lru", "lru_lock?" }, { "folios_put_refs", "lru_lock?" },
+	{ "release_pages", "lru_lock?" }, { "__page_cache_release", "lru_lock?" },
+	{ "lru_add", "lru_lock?" }, { "folio_isolate_lru", "lru_lock?" },
+	{ "isolate_lru_folios", "lru_lock?" }, { "move_folios_to_lru", "lru_lock?" },
+	{ "shrink_active_list", "lru_lock?" }, { "shrink_inactive_list", "lru_lock?" },
+	{ "lru_note_cost", "lru_lock?" }, { "__folio_put", "lru_lock?" },
+	{ "list_lru", "list_lru lock?" },
+	{ "cgroup_rstat", "rstat lock?" }, { "css_rstat", "rstat lock?" },
+	{ "mem_cgroup_flush", "rstat lock?" }, { "__mem_cgroup_flush", "rstat lock?" },
+	{ "swap", "swap lock?" }, { "get_swap", "swap lock?" },
+	{ "folio_alloc_swap", "swap lock?" }, { "__swap", "swap lock?" },
+	{ "scan_swap_map", "swap lock?" }, { "cluster_", "swap lock?" },
+	{ "rmqueue", "zone lock?" }, { "free_pcppages_bulk", "zone lock?" },
+	{ "free_one_page", "zone lock?" }, { "__free_pages_ok", "zone lock?" },
+	{ "d_", "dentry lock?" }, { "dput", "dentry lock?" },
+	{ "__dentry_kill", "dentry lock?" }, { "shrink_dentry", "dentry lock?" },
+	{ "iput", "inode lock?" }, { "inode_", "inode lock?" }, { "evict", "inode lock?" },
+	{ "shmem_", "shmem lock?" },
+	{ "zs_", "zsmalloc lock?" }, { "zram_", "zram lock?" },
+	{ "__pte_alloc", "page table lock?" }, { "do_anonymous_page", "page table lock?" },
+	{ "mmap_", "mmap_lock?" }, { "lock_mm", "mmap_lock?" },
+	{ NULL, NULL },
+};
+
+const char *
+prof_guess_lock(const char *caller)
+{
+	int i;
+
+	for (i = 0; caller && prof_guesses[i].prefix; i++)
+		if (strncmp(caller, prof_guesses[i].prefix,
+		    strlen(prof_guesses[i].prefix)) == 0)
+			return prof_guesses[i].lock;
+	return "?";
+}
+
+static void
+prof_bump(struct prof_count **v, int *n, const char *sym, const char *lock)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].sym == sym && (*v)[i].lock == lock) {
+			(*v)[i].n++;
+			return;
+		}
+	*v = load_xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n].sym = sym;
+	(*v)[*n].lock = lock;
+	(*v)[*n].n = 1;
+	(*n)++;
+}
+
+static const char prof_unknown[] = "[unknown]";
+
+void
+prof_add(struct prof *p, const struct prof_syms *s,
+    const unsigned long long *ips, int n)
+{
+	const char *leaf, *sym, *caller = NULL;
+	int i;
+
+	if (n <= 0)
+		return;
+	p->total++;
+	leaf = prof_syms_lookup(s, ips[0]);
+	if (!leaf)
+		leaf = prof_unknown;
+	prof_bump(&p->self, &p->nself, leaf, NULL);
+	if (!prof_is_lock(leaf))
+		return;
+	prof_bump(&p->locks, &p->nlocks, leaf, NULL);
+	for (i = 1; i < n; i++) {
+		sym = prof_syms_lookup(s, ips[i]);
+		if (sym == leaf || prof_is_lock(sym) || prof_is_wrapper(sym))
+			continue;
+		caller = sym;
+		break;
+	}
+	prof_bump(&p->callers, &p->ncallers, caller ? caller : prof_unknown, leaf);
+}
+
+void
+prof_release(struct prof *p)
+{
+	free(p->self);
+	free(p->locks);
+	free(p->callers);
+	memset(p, 0, sizeof(*p));
+}
+
+static int
+prof_count_cmp(const void *a, const void *b)
+{
+	const struct prof_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->sym, y->sym);
+}
+
+void
+prof_json(struct prof *p, const char *params, int top, struct sample_json *j)
+{
+	double tot = p->total ? (double)p->total : 1.0;
+	int i, k, nc;
+
+	qsort(p->self, p->nself, sizeof(*p->self), prof_count_cmp);
+	qsort(p->locks, p->nlocks, sizeof(*p->locks), prof_count_cmp);
+	qsort(p->callers, p->ncallers, sizeof(*p->callers), prof_count_cmp);
+	sample_json_addf(j, "{\"workload\":\"lock-profile\",\"params\":");
+	sample_json_str(j, params);
+	sample_json_addf(j, ",\"type\":\"lock-profile\",\"total_samples\":%ld,"
+	    "\"lost_samples\":%ld,\"locks\":[", p->total, p->lost);
+	for (i = 0; i < p->nlocks && i < top; i++) {
+		const char *guess = "?";
+
+		/* the lock is named after its heaviest caller */
+		for (k = 0; k < p->ncallers; k++)
+			if (p->callers[k].lock == p->locks[i].sym) {
+				guess = prof_guess_lock(p->callers[k].sym);
+				break;
+			}
+		sample_json_addf(j, "%s{\"lock\":", i ? "," : "");
+		sample_json_str(j, guess);
+		sample_json_addf(j, ",\"symbol\":");
+		sample_json_str(j, p->locks[i].sym);
+		sample_json_addf(j, ",\"share\":%.4f,\"callers\":[", p->locks[i].n / tot);
+		for (k = nc = 0; k < p->ncallers && nc < top; k++) {
+			if (p->callers[k].lock != p->locks[i].sym)
+				continue;
+			sample_json_addf(j, "%s{\"symbol\":", nc ? "," : "");
+			sample_json_str(j, p->callers[k].sym);
+			sample_json_addf(j, ",\"lock\":");
+			sample_json_str(j, prof_guess_lock(p->callers[k].sym));
+			sample_json_addf(j, ",\"share\":%.4f}", p->callers[k].n / tot);
+			nc++;
+		}
+		sample_json_addf(j, "]}");
+	}
+	sample_json_addf(j, "],\"top\":[");
+	for (i = 0; i < p->nself && i < top; i++) {
+		sample_json_addf(j, "%s{\"symbol\":", i ? "," : "");
+		sample_json_str(j, p->self[i].sym);
+		sample_json_addf(j, ",\"share\":%.4f}", p->self[i].n / tot);
+	}
+	sample_json_addf(j, "]}");
+}

@@ -1,0 +1,299 @@
+/*
+ * wl_swap_memhog: seeds/001 (list_lru per-cgroup split: "memhog swap over
+ * zram in many cgroups").  --groups memcgs, each with memory.max = --limit
+ * below what its one process allocates (--size), so every pass over the
+ * memory swaps pages out to a zram device and back in.  The zram swap
+ * device is set up here (hot_add or zram0, disksize, device node, a swap
+ * header written by hand since a bare initramfs has no mkswap, swapon(2))
+ * and torn down after the run.  Metrics per iteration: wall seconds from
+ * the release of the memhogs to the last exit, and the system and user CPU
+ * seconds of those children (getrusage RUSAGE_CHILDREN deltas).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agents/load/cg.h"
+#include "agents/load/util.h"
+#include "agents/load/wl.h"
+
+struct zram {
+	int	 id;
+	int	 hot_added;
+	int	 swapped_on;
+	int	 made_node;
+	char	 dev[PATH_MAX];
+};
+
+static int
+zram_write_header(const char *dev, unsigned long long bytes)
+{
+	long pg = getpagesize();
+	unsigned char *h;
+	uint32_t v;
+	int fd, rc = -1;
+
+	h = load_xcalloc(1, pg);
+	v = 1;				/* version */
+	memcpy(h + 1024, &v, 4);
+	v = (uint32_t)(bytes / pg - 1);	/* last_page */
+	memcpy(h + 1028, &v, 4);
+	/* nr_badpages (1032) stays 0; uuid and label may be zero */
+	memcpy(h + pg - 10, "SWAPSPACE2", 10);
+	fd = open(dev, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		load_err("swap-memhog: cannot open %s: %s", dev, strerror(errno));
+		goto out;
+	}
+	if (pwrite(fd, h, pg, 0) != pg || fsync(fd) < 0) {
+		load_err("swap-memhog: cannot write the swap header to %s: %s",
+		    dev, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(h);
+	return rc;
+}
+
+static void
+zram_teardown(struct zram *z)
+{
+	char path[PATH_MAX], num[16];
+
+	if (z->id < 0)
+		return;
+	if (z->swapped_on && swapoff(z->dev) < 0)
+		load_err("swap-memhog: swapoff %s: %s", z->dev, strerror(errno));
+	snprintf(path, sizeof(path), "/sys/block/zram%d/reset", z->id);
+	load_write_str(path, "1");
+	if (z->made_node)
+		unlink(z->dev);
+	if (z->hot_added) {
+		snprintf(num, sizeof(num), "%d", z->id);
+		load_write_str("/sys/class/zram-control/hot_remove", num);
+	}
+	z->id = -1;
+}
+
+static int
+zram_setup(struct zram *z, unsigned long long bytes)
+{
+	char path[PATH_MAX], buf[64];
+	unsigned maj, min;
+	long id;
+
+	memset(z, 0, sizeof(*z));
+	z->id = -1;
+	if (load_read_small("/sys/class/zram-control/hot_add", buf, sizeof(buf)) == 0 &&
+	    load_parse_long(buf, &id) == 0) {
+		z->id = (int)id;
+		z->hot_added = 1;
+	} else if (load_read_small("/sys/block/zram0/disksize", buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, "0") == 0) {
+		z->id = 0;
+	} else {
+		return load_err("swap-memhog: no free zram device (is CONFIG_ZRAM set? /sys/class/zram-control/hot_add: %s)",
+		    strerror(errno));
+	}
+	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", z->id);
+	snprintf(buf, sizeof(buf), "%llu", bytes);
+	if (load_write_str(path, buf) < 0) {
+		load_err("swap-memhog: cannot set %s to %s: %s", path, buf,
+		    strerror(errno));
+		goto fail;
+	}
+	snprintf(z->dev, sizeof(z->dev), "/dev/zram%d", z->id);
+	if (access(z->dev, F_OK) < 0) {
+		/* no devtmpfs on /dev: make the node ourselves */
+		snprintf(path, sizeof(path), "/sys/block/zram%d/dev", z->id);
+		if (load_read_small(path, buf, sizeof(buf)) < 0 ||
+		    sscanf(buf, "%u:%u", &maj, &min) != 2) {
+			load_err("swap-memhog: cannot read %s", path);
+			goto fail;
+		}
+		if (mknod(z->dev, S_IFBLK | 0600, makedev(maj, min)) < 0) {
+			snprintf(z->dev, sizeof(z->dev), "/tmp/kperfci-zram%d", z->id);
+			if (mknod(z->dev, S_IFBLK | 0600, makedev(maj, min)) < 0) {
+				load_err("swap-memhog: cannot create a device node for zram%d: %s",
+				    z->id, strerror(errno));
+				goto fail;
+			}
+		}
+		z->made_node = 1;
+	}
+	if (zram_write_header(z->dev, bytes) < 0)
+		goto fail;
+	if (swapon(z->dev, SWAP_FLAG_PREFER | (32767 & SWAP_FLAG_PRIO_MASK)) < 0) {
+		load_err("swap-memhog: swapon %s: %s", z->dev, strerror(errno));
+		goto fail;
+	}
+	z->swapped_on = 1;
+	return 0;
+fail:
+	zram_teardown(z);
+	return -1;
+}
+
+static void
+memhog_child(int cpu, int rfd, size_t size, int passes)
+{
+	long pg = getpagesize();
+	char *p, c;
+	size_t i;
+	int k;
+
+	load_pin_cpu(cpu);
+	if (read(rfd, &c, 1) != 1)	/* moved into the memcg by the parent */
+		_exit(3);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(4);
+	for (k = 0; k < passes; k++)
+		for (i = 0; i < size; i += pg)
+			p[i] = (char)(k + 1);
+	_exit(0);
+}
+
+static double
+tv_sec(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static int
+sm_iteration(struct wl_run *r, int it, const int *cpus, int ncpus)
+{
+	int groups = (int)wl_get_int(r, "groups"), passes = (int)wl_get_int(r, "passes");
+	size_t size = wl_get_size(r, "size");
+	struct cg *cgs = load_xcalloc(groups, sizeof(*cgs));
+	pid_t *pids = load_xcalloc(groups, sizeof(pid_t));
+	int *wfd = load_xcalloc(groups, sizeof(int));
+	struct rusage ru0, ru1;
+	char limit[32], name[32];
+	double t0, t1;
+	int i, rc = -1, fds[2];
+
+	snprintf(limit, sizeof(limit), "%llu", wl_get_size(r, "limit"));
+	for (i = 0; i < groups; i++)
+		wfd[i] = -1;
+	for (i = 0; i < groups; i++) {
+		snprintf(name, sizeof(name), "memhog%d", i);
+		if (cg_create(&cgs[i], NULL, name) < 0 ||
+		    cg_set(&cgs[i], "memory.max", limit) < 0)
+			goto out;
+		if (pipe2(fds, O_CLOEXEC) < 0) {
+			load_err("pipe: %s", strerror(errno));
+			goto out;
+		}
+		fflush(NULL);
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			close(fds[1]);
+			memhog_child(cpus[i % ncpus], fds[0], size, passes);
+		}
+		close(fds[0]);
+		wfd[i] = fds[1];
+		if (pids[i] < 0) {
+			load_err("fork: %s", strerror(errno));
+			goto out;
+		}
+		if (cg_add_proc(&cgs[i], pids[i]) < 0)
+			goto out;
+	}
+	getrusage(RUSAGE_CHILDREN, &ru0);
+	t0 = load_now();
+	for (i = 0; i < groups; i++) {
+		if (write(wfd[i], "g", 1) != 1) {
+			load_err("cannot release memhog %d: %s", i, strerror(errno));
+			goto out;
+		}
+		close(wfd[i]);
+		wfd[i] = -1;
+	}
+	rc = 0;
+	for (i = 0; i < groups; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "memhog in group %d (killed: OOM with memory.max=%s?)",
+		    i, limit);
+		if (wl_wait(pids[i], what) < 0)
+			rc = -1;
+		pids[i] = 0;
+	}
+	t1 = load_now();
+	getrusage(RUSAGE_CHILDREN, &ru1);
+	if (rc == 0) {
+		wl_emit(r, it, "wall_sec", t1 - t0, "s", 0);
+		wl_emit(r, it, "sys_sec", tv_sec(ru1.ru_stime) - tv_sec(ru0.ru_stime), "s", 0);
+		wl_emit(r, it, "user_sec", tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime), "s", 0);
+	}
+out:
+	for (i = 0; i < groups; i++) {
+		if (wfd[i] >= 0)
+			close(wfd[i]);	/* a child blocked on read exits */
+		if (pids[i] > 0)
+			wl_wait(pids[i], "memhog");
+		if (cgs[i].path[0] && cg_destroy(&cgs[i]) < 0)
+			rc = -1;
+	}
+	free(cgs);
+	free(pids);
+	free(wfd);
+	return rc;
+}
+
+static int
+sm_run(struct wl_run *r)
+{
+	struct zram z;
+	int *cpus = NULL, n, it, rc = -1;
+
+	if (wl_get_size(r, "limit") >= wl_get_size(r, "size"))
+		return load_err("swap-memhog: --limit must be below --size, or nothing swaps");
+	if (wl_get_tasks(r, "tasks", &cpus, &n) < 0)
+		return -1;
+	if (zram_setup(&z, wl_get_size(r, "zram")) < 0)
+		goto out;
+	for (it = 0; it < r->warmup + r->iterations; it++)
+		if (sm_iteration(r, it, cpus, n) < 0)
+			goto out;
+	rc = 0;
+out:
+	if (z.id >= 0)
+		zram_teardown(&z);
+	free(cpus);
+	return rc;
+}
+
+static const struct wl_param sm_params[] = {
+	{ "groups", WL_INT, "4", "memcgs, one memhog process each", 1, 1024, NULL },
+	{ "size", WL_SIZE, "96M", "memory each memhog writes", 1 << 20, 1LL << 40, NULL },
+	{ "limit", WL_SIZE, "48M", "memory.max of each memcg (below size)", 1 << 20, 1LL << 40, NULL },
+	{ "passes", WL_INT, "2", "passes over the memory (swap out, then in)", 1, 100, NULL },
+	{ "zram", WL_SIZE, "1G", "zram swap device size", 1 << 20, 1LL << 40, NULL },
+	{ "tasks", WL_TASKS, "all", "CPUs the memhogs are pinned to (round robin)", 0, 0, NULL },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+const struct wl_def wl_swap_memhog = {
+	.name = "swap-memhog",
+	.desc = "memhogs in several memcgs with memory.max below their size swap to zram; wall and sys seconds",
+	.params = sm_params,
+	.needs_cgroup = 1,
+	.run = sm_run,
+};
