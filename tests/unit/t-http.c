@@ -1,0 +1,220 @@
+/*
+ * Unit tests for daemon/http.c and daemon/html.c without a server:
+ * pattern matching, route dispatch (404/405/413), JSON body helpers, and
+ * HTML escaping.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/html.h"
+#include "daemon/http.h"
+#include "tests/unit/tap.h"
+
+static void
+test_patterns(void)
+{
+	struct http_req r;
+
+	http_req_init(&r, "GET", "/", 0);
+	ok(http_pattern_match("/api/v1/series/{id}", "/api/v1/series/42", &r),
+	    "pattern with a parameter matches");
+	is_str(http_param(&r, "id"), "42", "parameter captured");
+	ok(!http_pattern_match("/api/v1/series/{id}", "/api/v1/series/", &r),
+	    "empty parameter does not match");
+	ok(http_param(&r, "id") == NULL, "params cleared on a miss");
+	ok(!http_pattern_match("/api/v1/series/{id}", "/api/v1/series/4/x",
+	    &r), "extra segment does not match");
+	ok(!http_pattern_match("/api/v1/series", "/api/v1/seriesX", &r),
+	    "longer path does not match");
+	ok(http_pattern_match("/a/{x}/b/{y}", "/a/1/b/two", &r) &&
+	    !strcmp(http_param(&r, "x"), "1") &&
+	    !strcmp(http_param(&r, "y"), "two"), "two parameters");
+	ok(http_pattern_match("/logs/{path*}", "/logs/a/b/c.log", &r) &&
+	    !strcmp(http_param(&r, "path"), "a/b/c.log"),
+	    "rest-of-path parameter");
+	http_req_release(&r);
+}
+
+static int calls;
+
+static int
+h_hello(struct http_req *req, struct http_resp *resp)
+{
+	calls++;
+	return http_reply_json(resp, 200, json_pack("{s:s}", "id",
+	    http_param(req, "id")));
+}
+
+static int
+h_fail(struct http_req *req, struct http_resp *resp)
+{
+	return -1;
+}
+
+static int
+h_post(struct http_req *req, struct http_resp *resp)
+{
+	const char *url;
+	long long v = 0;
+	json_t *j = http_json_body(req, resp);
+
+	if (!j)
+		return 0;
+	if (http_json_str(j, "url", 1, &url, resp) < 0 ||
+	    http_json_int(j, "version", 0, &v, resp) < 0) {
+		json_decref(j);
+		return 0;
+	}
+	http_reply_json(resp, 202, json_pack("{s:s,s:I}", "url", url, "v",
+	    (json_int_t)v));
+	json_decref(j);
+	return 0;
+}
+
+static const struct route test_routes[] = {
+	{ "GET", "/x/{id}", h_hello, 0, 0 },
+	{ "GET", "/fail", h_fail, 0, 0 },
+	{ "POST", "/post", h_post, 0, 0 },
+	{ "POST", "/big", h_post, 0, 1 << 20 },
+	{ "GET", "/page/{id}", h_fail, ROUTE_HTML, 0 },
+	{ NULL, NULL, NULL, 0, 0 }
+};
+static const struct route *const tables[] = { test_routes, NULL };
+
+/* Dispatches one request; returns the status, body in *body (static). */
+static int
+call(const char *method, const char *path, const char *body, size_t max,
+    char *out, size_t outlen)
+{
+	struct http_req r;
+	struct http_resp resp;
+	int st;
+
+	http_req_init(&r, method, path, max);
+	if (body)	/* an overflow is flagged, as the server does */
+		(void)buf_addstr(&r.body, body);
+	http_resp_init(&resp);
+	http_route_dispatch(tables, &r, &resp);
+	st = resp.status;
+	snprintf(out, outlen, "%s", resp.body.data ? resp.body.data : "");
+	http_resp_release(&resp);
+	http_req_release(&r);
+	return st;
+}
+
+static void
+test_dispatch(void)
+{
+	char out[4096];
+
+	is_int(call("GET", "/x/7", NULL, 100, out, sizeof(out)), 200,
+	    "matched route answers");
+	ok(strstr(out, "\"id\": \"7\"") != NULL, "handler saw the param");
+	is_int(calls, 1, "handler called once");
+	is_int(call("GET", "/nope", NULL, 100, out, sizeof(out)), 404,
+	    "unknown path 404");
+	ok(strstr(out, "<html") != NULL, "non-API 404 is a page");
+	is_int(call("GET", "/api/v1/nope", NULL, 100, out, sizeof(out)), 404,
+	    "unknown API path 404");
+	ok(strstr(out, "\"error\"") != NULL, "API 404 is JSON");
+	is_int(call("DELETE", "/x/1", NULL, 100, out, sizeof(out)), 405,
+	    "wrong method 405");
+	ok(strstr(out, "method DELETE not allowed") != NULL,
+	    "405 names the method");
+	is_int(call("GET", "/fail", NULL, 100, out, sizeof(out)), 500,
+	    "handler error becomes 500");
+	is_int(call("POST", "/post", "{\"url\": \"u\", \"version\": 3}", 100,
+	    out, sizeof(out)), 202, "JSON body accepted");
+	ok(strstr(out, "\"v\": 3") != NULL, "optional int read");
+	is_int(call("POST", "/post", "{\"url\": ", 100, out, sizeof(out)),
+	    400, "invalid JSON 400");
+	ok(strstr(out, "invalid JSON at line 1") != NULL,
+	    "invalid JSON says where");
+	is_int(call("POST", "/post", "[1]", 100, out, sizeof(out)), 400,
+	    "non-object 400");
+	ok(strstr(out, "must be a JSON object") != NULL, "says object");
+	is_int(call("POST", "/post", "{}", 100, out, sizeof(out)), 400,
+	    "missing field 400");
+	ok(strstr(out, "missing field \\\"url\\\"") != NULL,
+	    "missing field named");
+	is_int(call("POST", "/post", "{\"url\": 5}", 100, out, sizeof(out)),
+	    400, "wrong type 400");
+	ok(strstr(out, "field \\\"url\\\" must be a string") != NULL,
+	    "wrong type named");
+	is_int(call("POST", "/post", "{\"url\": \"u\", \"version\": \"x\"}",
+	    100, out, sizeof(out)), 400, "wrong int type 400");
+	ok(strstr(out, "\\\"version\\\" must be an integer") != NULL,
+	    "int field named");
+	is_int(call("POST", "/post", "", 100, out, sizeof(out)), 400,
+	    "empty body 400");
+	is_int(call("POST", "/post", "{\"url\": \"0123456789\"}", 10, out,
+	    sizeof(out)), 413, "oversize body 413");
+	ok(strstr(out, "limit of 10 bytes") != NULL, "413 names the limit");
+	is_int(call("GET", "/page/x", NULL, 10, out, sizeof(out)), 500,
+	    "HTML route error");
+	ok(strstr(out, "<!DOCTYPE html>") != NULL, "HTML route error is a page");
+	is_int(http_route_max_body(tables, "POST", "/big", 100), 1 << 20,
+	    "route raises the body limit");
+	is_int(http_route_max_body(tables, "POST", "/post", 100), 100,
+	    "default body limit elsewhere");
+}
+
+static void
+test_params(void)
+{
+	struct http_req r;
+	struct http_resp resp;
+	long long id = 0;
+
+	http_req_init(&r, "GET", "/x/abc", 0);
+	http_resp_init(&resp);
+	http_pattern_match("/x/{id}", "/x/abc", &r);
+	is_int(http_param_id(&r, &resp, "id", &id), -1, "non-numeric id");
+	is_int(resp.status, 400, "non-numeric id is 400");
+	ok(strstr(resp.body.data, "id must be a positive integer") != NULL,
+	    "message names the parameter");
+	http_resp_release(&resp);
+	http_resp_init(&resp);
+	http_pattern_match("/x/{id}", "/x/12", &r);
+	ok(http_param_id(&r, &resp, "id", &id) == 0 && id == 12,
+	    "numeric id read");
+	http_req_add_query(&r, "v", "2");
+	http_req_add_header(&r, "Content-Type", "application/mbox; x=y");
+	is_str(http_query(&r, "v"), "2", "query accessor");
+	is_str(http_header(&r, "content-type"), "application/mbox; x=y",
+	    "headers compare case-insensitively");
+	ok(http_content_type_is(&r, "application/mbox"),
+	    "content type without parameters");
+	ok(!http_content_type_is(&r, "application/mb"),
+	    "content type prefix is not a match");
+	http_resp_release(&resp);
+	http_req_release(&r);
+}
+
+static void
+test_escape(void)
+{
+	struct buf b = BUF_INIT(0);
+
+	html_txt(&b, "<script>alert('x\"&')</script>");
+	is_str(b.data, "&lt;script&gt;alert(&#39;x&quot;&amp;&#39;)"
+	    "&lt;/script&gt;", "html_txt escapes markup");
+	buf_reset(&b);
+	html_attr(&b, "a\"b\nc\x01");
+	is_str(b.data, "a&quot;b&#10;c", "html_attr escapes quotes, newlines, "
+	    "drops controls");
+	buf_reset(&b);
+	html_url_escape(&b, "a b/c@d");
+	is_str(b.data, "a%20b%2Fc%40d", "URL escape");
+	buf_release(&b);
+}
+
+int
+main(void)
+{
+	test_patterns();
+	test_dispatch();
+	test_params();
+	test_escape();
+	return tap_done();
+}
