@@ -1020,11 +1020,13 @@ stats_result_print_table(FILE *f, const struct stats_result *res)
 	const char *wl = NULL;
 	size_t i;
 
-	fprintf(f, "%19s  %-28s  %19s\n", "base", "", "test");
-	fprintf(f, "%19s  %-28s  %19s\n", "---------------------",
-	    "----------------------------", "---------------------");
-	fprintf(f, "%19s  %-28s  %19s\n", "mean ±%stddev", "   %change [95% CI]",
-	    "mean ±%stddev");
+	/* Literal "±" is two bytes but one column: the widths below are
+	   display columns (18 per side, 28 for the change). */
+	fprintf(f, "%18s  %-28s  %18s\n", "base", "", "test");
+	fprintf(f, "------------------  ----------------------------  "
+	    "------------------\n");
+	fprintf(f, "     mean ±%%stddev  %-28s       mean ±%%stddev  metric "
+	    "params (unit)\n", "  %change [95% CI]");
 	for (i = 0; i < res->n; i++) {
 		const struct stats_row *r = &res->rows[i];
 		char chg[64];
