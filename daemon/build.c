@@ -390,11 +390,11 @@ build_write_int(const char *path, int v)
 /* Runs one step inside the sandbox (or plainly when opts->sandbox is 0). */
 static int
 build_step(const struct build_opts *opts, const char *const *cmd,
-    const char *writable, const char *dir, const char *log_path,
-    int timeout, struct buf *why)
+    const char *readonly, const char *writable, const char *dir,
+    const char *log_path, int timeout, struct buf *why)
 {
-	const char *const w[] = { writable };
-	struct sandbox sb = { w, 1, dir, 0 };
+	const char *const w[] = { writable }, *const ro[] = { readonly };
+	struct sandbox sb = { w, 1, ro, 1, dir, 0 };
 	const char **argv = NULL;
 	struct run r = { 0 };
 	int rc = -1;
@@ -634,7 +634,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 				const char *mk[] = { "make", "-C", linux_dir,
 				    "O=kbuild", base_cfg, NULL };
 
-				if (build_step(opts, mk, kbuild, linux_dir, log,
+				if (build_step(opts, mk, res->dir, kbuild, linux_dir, log,
 				    timeout, &why) != 0)
 					ok = 0;
 			} else {
@@ -659,7 +659,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 				merge[k++] = frag_copies[i];
 			merge[k] = NULL;
 			timeout = opts->timeout_sec - (int)(build_now() - start);
-			if (build_step(opts, merge, kbuild, linux_dir, log,
+			if (build_step(opts, merge, res->dir, kbuild, linux_dir, log,
 			    timeout, &why) != 0)
 				ok = 0;
 			free(merge);
@@ -669,7 +669,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 			    "olddefconfig", NULL };
 
 			timeout = opts->timeout_sec - (int)(build_now() - start);
-			if (build_step(opts, mk, kbuild, linux_dir, log, timeout,
+			if (build_step(opts, mk, res->dir, kbuild, linux_dir, log, timeout,
 			    &why) != 0)
 				ok = 0;
 		}
@@ -692,7 +692,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		mon.log_path = log;
 		mon.expected = expected;
 		pthread_create(&mon.thread, NULL, build_monitor_main, &mon);
-		if (build_step(opts, mk, kbuild, linux_dir, log, timeout,
+		if (build_step(opts, mk, res->dir, kbuild, linux_dir, log, timeout,
 		    &why) != 0) {
 			mon.stop = 1;
 			pthread_join(mon.thread, NULL);
@@ -757,21 +757,19 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 failed:
 	{
 		struct buf b = BUF_INIT(BUILD_LOG_MAX), fe = BUF_INIT(1024),
-		    tail = BUF_INIT(sizeof(res->log_tail) - 1);
+		    tail = BUF_INIT(0);
+		size_t keep = sizeof(res->log_tail) - 1;
 
 		buf_read_file(&b, log);
 		build_first_error(b.data ? b.data : "", b.len, &fe);
 		build_log_tail(b.data ? b.data : "", b.len, 30, &tail);
-		if (tail.overflow) {
-			buf_release(&tail);
-			build_log_tail(b.data + (b.len > 3000 ? b.len - 3000 :
-			    0), b.len > 3000 ? 3000 : b.len, 30, &tail);
-		}
+		/* the end of the tail matters most */
+		snprintf(res->log_tail, sizeof(res->log_tail), "%s",
+		    tail.len > keep ? tail.data + tail.len - keep :
+		    (tail.data ? tail.data : ""));
 		snprintf(res->error, sizeof(res->error), "%s%s%s",
 		    why.len ? why.data : "build failed", fe.len ? ": " : "",
 		    fe.len ? fe.data : "");
-		snprintf(res->log_tail, sizeof(res->log_tail), "%s",
-		    tail.data ? tail.data : "");
 		buf_release(&b);
 		buf_release(&fe);
 		buf_release(&tail);

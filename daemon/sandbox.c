@@ -15,7 +15,7 @@
 #include "lib/run.h"
 #include "lib/xalloc.h"
 
-#define SANDBOX_MAX_ARGS	96
+#define SANDBOX_MAX_PATHS	16
 
 static int
 sandbox_path_ok(const char *p)
@@ -39,10 +39,16 @@ sandbox_argv(const struct sandbox *sb, const char *const *cmd)
 
 	for (; cmd[ncmd]; ncmd++)
 		;
-	if (nh + 3 * sb->nwritable + 4 + ncmd + 1 > SANDBOX_MAX_ARGS + ncmd) {
-		error("sandbox: too many writable paths");
+	if (sb->nwritable + sb->nreadonly > SANDBOX_MAX_PATHS) {
+		error("sandbox: too many paths");
 		return NULL;
 	}
+	for (size_t i = 0; i < sb->nreadonly; i++)
+		if (!sandbox_path_ok(sb->readonly[i])) {
+			error("sandbox: read-only path \"%s\" is not absolute",
+			    sb->readonly[i] ? sb->readonly[i] : "(null)");
+			return NULL;
+		}
 	for (size_t i = 0; i < sb->nwritable; i++)
 		if (!sandbox_path_ok(sb->writable[i])) {
 			error("sandbox: writable path \"%s\" is not absolute",
@@ -54,11 +60,17 @@ sandbox_argv(const struct sandbox *sb, const char *const *cmd)
 		    sb->dir);
 		return NULL;
 	}
-	argv = xcalloc(nh + 3 * sb->nwritable + 6 + ncmd + 1, sizeof(*argv));
+	argv = xcalloc(nh + 3 * (sb->nwritable + sb->nreadonly) + 6 + ncmd + 1,
+	    sizeof(*argv));
 	for (size_t i = 0; i < nh; i++)
 		argv[n++] = head[i];
 	if (!sb->allow_net)
 		argv[n++] = "--unshare-net";
+	for (size_t i = 0; i < sb->nreadonly; i++) {
+		argv[n++] = "--ro-bind";
+		argv[n++] = sb->readonly[i];
+		argv[n++] = sb->readonly[i];
+	}
 	for (size_t i = 0; i < sb->nwritable; i++) {
 		argv[n++] = "--bind";
 		argv[n++] = sb->writable[i];

@@ -14,6 +14,10 @@
 struct sandbox {
 	const char *const *writable;	/* absolute paths bound read-write */
 	size_t	 nwritable;
+	const char *const *readonly;	/* bound read-only again after the
+					   private /tmp, so a build under /tmp
+					   still sees them; before writable */
+	size_t	 nreadonly;
 	const char *dir;		/* working directory inside */
 	int	 allow_net;		/* 0 in every build */
 };

@@ -1,0 +1,393 @@
+/*
+ * Unit tests for daemon/build.c and daemon/sandbox.c: cache key and config
+ * hash, log parsing (progress, first error, tail), the sandbox argv, and
+ * real builds of a tiny fake "kernel" (a Makefile project with the kbuild
+ * targets we call) in bubblewrap: a full build, a cache hit, an incremental
+ * patched build that recompiles only the changed file, a Makefile that
+ * reaches for the network, one that writes outside its tree, one that hangs
+ * (killed at the limit), and a good build after each of them.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/build.h"
+#include "daemon/sandbox.h"
+#include "daemon/tree.h"
+#include "lib/buf.h"
+#include "lib/run.h"
+#include "lib/sha256.h"
+#include "lib/xalloc.h"
+#include "tests/unit/tap.h"
+
+static char *dir, *repo, *cache;
+
+static int
+sh(const char *script)
+{
+	const char *argv[] = { "sh", "-ec", script, NULL };
+	const char *env[] = { "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
+	    "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org", NULL };
+	struct run r = { 0 };
+
+	r.argv = argv;
+	r.env = env;
+	r.dir = repo;
+	r.log_path = "/dev/stderr";
+	return run_cmd(&r);
+}
+
+static char *
+capture(const char *script)
+{
+	const char *argv[] = { "sh", "-ec", script, NULL };
+	struct run r = { 0 };
+	struct buf b = BUF_INIT(1 << 20);
+
+	r.argv = argv;
+	r.dir = repo;
+	run_capture(&r, &b);
+	while (b.len && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
+	return buf_detach(&b, NULL);
+}
+
+static void
+test_hashes(void)
+{
+	struct buf err = BUF_INIT(4096), cc = BUF_INIT(4096);
+	char *f1 = xasprintf("%s/a.config", dir), *f2 = xasprintf("%s/b.config", dir);
+	const char *frags[2] = { f1, f2 };
+	char h1[65], h2[65], h3[65], k1[65], k2[65];
+
+	buf_write_file(f1, "CONFIG_A=y\n", 11);
+	buf_write_file(f2, "CONFIG_B=y\n", 11);
+	ok(build_config_hash("tinyconfig", frags, 2, h1, &err) == 0 &&
+	    strlen(h1) == 64, "config hash of a target and two fragments");
+	build_config_hash("tinyconfig", frags, 2, h2, &err);
+	is_str(h2, h1, "config hash is stable");
+	build_config_hash("defconfig", frags, 2, h2, &err);
+	ok(strcmp(h1, h2) != 0, "another base target changes it");
+	buf_write_file(f2, "CONFIG_B=n\n", 11);
+	build_config_hash("tinyconfig", frags, 2, h3, &err);
+	ok(strcmp(h1, h3) != 0, "a changed fragment changes it");
+	frags[0] = f2;
+	frags[1] = f1;
+	build_config_hash("tinyconfig", frags, 2, h2, &err);
+	ok(strcmp(h3, h2) != 0, "fragment order matters (later ones win)");
+	buf_reset(&err);
+	frags[0] = "/nonexistent/x.config";
+	ok(build_config_hash("tinyconfig", frags, 1, h2, &err) == -1 &&
+	    strstr(err.data, "/nonexistent/x.config"),
+	    "a missing fragment is named");
+
+	ok(build_compiler_id(&cc) == 0 && strstr(cc.data, "gcc"),
+	    "compiler id");
+	build_key("0123456789abcdef0123456789abcdef01234567", h1, cc.data, k1);
+	build_key("0123456789abcdef0123456789abcdef01234568", h1, cc.data, k2);
+	ok(strlen(k1) == 64 && strcmp(k1, k2) != 0, "key depends on the commit");
+	build_key("0123456789abcdef0123456789abcdef01234567", h3, cc.data, k2);
+	ok(strcmp(k1, k2) != 0, "key depends on the config hash");
+	build_key("0123456789abcdef0123456789abcdef01234567", h1, "gcc 13", k2);
+	ok(strcmp(k1, k2) != 0, "key depends on the compiler");
+	free(f1);
+	free(f2);
+	buf_release(&err);
+	buf_release(&cc);
+}
+
+static void
+test_log_parsing(void)
+{
+	static const char log[] =
+	    "  SYNC    include/config/auto.conf\n"
+	    "  HOSTCC  scripts/basic/fixdep\n"
+	    "  CC      init/main.o\n"
+	    "  AS      arch/x86/entry/entry_64.o\n"
+	    "mm/swap.c: In function 'folio_batch_move_lru':\n"
+	    "mm/swap.c:210:9: error: 'x' undeclared (first use in this function)\n"
+	    "mm/swap.c:211:9: error: second error\n"
+	    "  CC      mm/util.o\n"
+	    "make[3]: *** [scripts/Makefile.build:229: mm/swap.o] Error 1\n"
+	    "make: *** [Makefile:224: __sub-make] Error 2\n";
+	struct buf b = BUF_INIT(4096);
+
+	is_int(build_count_steps(log, strlen(log)), 4, "compiler steps counted");
+	is_int(build_count_steps("", 0), 0, "empty log: no steps");
+	build_first_error(log, strlen(log), &b);
+	is_str(b.data, "mm/swap.c:210:9: error: 'x' undeclared (first use in "
+	    "this function)", "first compiler error");
+	buf_reset(&b);
+	build_first_error("make: *** No rule to make target 'foo'.  Stop.\n", 46,
+	    &b);
+	is_str(b.data, "make: *** No rule to make target 'foo'.  Stop.",
+	    "make's error when no compiler error");
+	buf_reset(&b);
+	build_log_tail(log, strlen(log), 2, &b);
+	is_str(b.data, "make[3]: *** [scripts/Makefile.build:229: mm/swap.o] "
+	    "Error 1\nmake: *** [Makefile:224: __sub-make] Error 2\n",
+	    "log tail: last two lines");
+	buf_reset(&b);
+	build_log_tail("one line", 8, 5, &b);
+	is_str(b.data, "one line", "tail of a short log is the log");
+	buf_release(&b);
+}
+
+static void
+test_sandbox_argv(void)
+{
+	const char *const w[] = { "/data/b/k/linux/kbuild" };
+	const char *const cmd[] = { "make", "-j2", NULL };
+	const char *const bad[] = { "relative/path" };
+	const char *const ro[] = { "/data/b/k" };
+	struct sandbox sb = { w, 1, ro, 1, "/data/b/k/linux", 0 };
+	const char **argv = sandbox_argv(&sb, cmd);
+	struct buf b = BUF_INIT(0);
+
+	for (size_t i = 0; argv && argv[i]; i++)
+		buf_addf(&b, "%s ", argv[i]);
+	ok(argv && !strcmp(argv[0], "bwrap"), "sandbox runs bwrap");
+	ok(b.data && strstr(b.data, "--unshare-net "), "no network");
+	ok(b.data && strstr(b.data, "--ro-bind / / "), "root read-only");
+	ok(b.data && strstr(b.data, "--ro-bind /data/b/k /data/b/k --bind "
+	    "/data/b/k/linux/kbuild /data/b/k/linux/kbuild "),
+	    "the build read-only, only its output writable");
+	ok(b.data && strstr(b.data, "--uid 65534 --gid 65534 "),
+	    "unprivileged uid/gid");
+	ok(b.data && strstr(b.data, "--die-with-parent "), "dies with parent");
+	ok(b.data && strstr(b.data, "--chdir /data/b/k/linux -- make -j2 "),
+	    "command after the options");
+	free(argv);
+	buf_release(&b);
+	sb.writable = bad;
+	ok(sandbox_argv(&sb, cmd) == NULL, "relative writable path refused");
+}
+
+/* The fake kernel: kbuild's interface (O=, tinyconfig, olddefconfig,
+   merge_config.sh, bzImage, System.map) and real make dependencies. */
+static const char fake_makefile[] =
+    "O ?= .\n"
+    "objs := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c)))\n"
+    "tinyconfig:\n"
+    "\techo CONFIG_TINY=y > $(O)/.config\n"
+    "olddefconfig:\n"
+    "\tsort -u $(O)/.config -o $(O)/.config\n"
+    "$(O)/%.o: %.c\n"
+    "\t@echo '  CC      $@'\n"
+    "\tcp $< $@\n"
+    "bzImage: $(objs) $(EXTRA)\n"
+    "\tmkdir -p $(O)/arch/x86/boot\n"
+    "\tcat $(objs) $(O)/.config > $(O)/arch/x86/boot/bzImage\n"
+    "\tcp $(O)/.config $(O)/System.map\n"
+    ".PHONY: tinyconfig olddefconfig bzImage\n";
+
+static const char fake_merge[] =
+    "#!/bin/sh\n"
+    "# merge_config.sh -m -O DIR BASE FRAGMENTS...\n"
+    "shift; shift; out=$1; shift; base=$1; shift\n"
+    "cat \"$@\" >> \"$base\"\n";
+
+static int
+build(const char *rev, const char *base_rev, const char *base_key,
+    int timeout, struct build_result *res)
+{
+	struct build_spec spec = { 0 };
+	struct build_opts o = { 0 };
+	char c[41], b[41];
+	char *frag = xasprintf("%s/frag.config", dir);
+	const char *frags[] = { frag };
+	int rc;
+
+	if (tree_resolve(repo, rev, c) != 0 ||
+	    (base_rev && tree_resolve(repo, base_rev, b) != 0)) {
+		free(frag);
+		return -2;
+	}
+	spec.repo = repo;
+	spec.commit = c;
+	spec.config = "tinyconfig";
+	spec.fragments = frags;
+	spec.nfragments = 1;
+	spec.base_commit = base_rev ? b : NULL;
+	spec.base_key = base_key;
+	o.cache_dir = cache;
+	o.jobs = 2;
+	o.timeout_sec = timeout;
+	o.sandbox = 1;
+	rc = build_run(&spec, &o, res);
+	free(frag);
+	return rc;
+}
+
+static char *
+read_text(const char *path)
+{
+	struct buf b = BUF_INIT(1 << 20);
+
+	if (buf_read_file(&b, path) != 0 || !b.data) {
+		buf_release(&b);
+		return xstrdup("");
+	}
+	return buf_detach(&b, NULL);
+}
+
+static void
+test_fake_builds(void)
+{
+	struct build_result base, again, patched, bad;
+	char *s, *p, *cmd, sum[65];
+	int lfd, port, rc;
+	/* Outside /tmp, which the sandbox replaces by its own tmpfs. */
+	char *escape = xasprintf("%s/var/t-build-escaped.%d", KPERFCI_SRCDIR,
+	    (int)getpid());
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+
+	if (!sandbox_works()) {
+		ok(0, "bubblewrap works here");
+		return;
+	}
+	p = xasprintf("%s/frag.config", dir);
+	buf_write_file(p, "CONFIG_FRAG=y\n", 14);
+	free(p);
+	sh("mkdir -p scripts/kconfig");
+	buf_write_file("Makefile", fake_makefile, sizeof(fake_makefile) - 1);
+	buf_write_file("scripts/kconfig/merge_config.sh", fake_merge,
+	    sizeof(fake_merge) - 1);
+	ok(sh("chmod +x scripts/kconfig/merge_config.sh && echo one > one.c "
+	    "&& echo two > two.c && git add -A && git commit -qm base") == 0,
+	    "fake kernel repository");
+
+	ok(build("HEAD", NULL, NULL, 60, &base) == 0 && !base.cache_hit,
+	    "full build in the sandbox (%s)", base.error);
+	p = xasprintf("%s/bzImage", base.dir);
+	s = read_text(p);
+	is_str(s, "one\ntwo\nCONFIG_FRAG=y\nCONFIG_TINY=y\n",
+	    "bzImage built from the sources with the merged config");
+	free(s);
+	ok(sha256_file(p, sum) == 0 && !strcmp(sum, base.sha256),
+	    "sha256 recorded");
+	free(p);
+	is_int(base.cc_lines, 2, "two compiler steps in the full build");
+
+	ok(build("HEAD", NULL, NULL, 60, &again) == 0 && again.cache_hit &&
+	    !strcmp(again.key, base.key) && !strcmp(again.sha256, base.sha256),
+	    "second build of the same key is a cache hit");
+
+	sh("sleep 1; echo ONE > one.c; git commit -qam 'change one'");
+	p = capture("git rev-parse HEAD^");
+	rc = build("HEAD", p, base.key, 60, &patched);
+	free(p);
+	ok(rc == 0 &&
+	    !patched.cache_hit && strcmp(patched.key, base.key),
+	    "patched build from the base build (%s)", patched.error);
+	is_int(patched.cc_lines, 1, "only the changed file recompiled");
+	p = xasprintf("%s/bzImage", patched.dir);
+	s = read_text(p);
+	is_str(s, "ONE\ntwo\nCONFIG_FRAG=y\nCONFIG_TINY=y\n",
+	    "patched bzImage has the change");
+	free(s);
+	free(p);
+	p = xasprintf("%s/src", cache);
+	cmd = xasprintf("cat %s/*/one.c", p);
+	s = capture(cmd);
+	is_str(s, "one", "the cached base source is untouched");
+	free(s);
+	free(cmd);
+	free(p);
+
+	/* A Makefile reaching a server on loopback: the sandbox has its own
+	   network namespace, so the connection is refused. */
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(lfd, (struct sockaddr *)&sa, sizeof(sa));
+	listen(lfd, 4);
+	getsockname(lfd, (struct sockaddr *)&sa, &sl);
+	port = ntohs(sa.sin_port);
+	cmd = xasprintf("git checkout -q -b net master && sed -i '1i EXTRA := net' Makefile && printf '"
+	    "net:\\n\\tpython3 -c \"import socket; socket.create_connection("
+	    "(\\047127.0.0.1\\047, %d), 3)\"\\n\\techo reached the network\\n' "
+	    ">> Makefile && git commit -qam net", port);
+	ok(sh(cmd) == 0, "fixture: a Makefile that connects to port %d", port);
+	free(cmd);
+	s = capture("git rev-parse net");
+	ok(build("net", NULL, NULL, 60, &bad) == -1 &&
+	    (strstr(bad.log_tail, "onnection refused") ||
+	    strstr(bad.log_tail, "unreachable")),
+	    "network access fails in the sandbox: %s", bad.error);
+	free(s);
+	close(lfd);
+
+	cmd = xasprintf("git checkout -q -b escape master && sed -i '1i EXTRA := esc' Makefile && printf '"
+	    "esc:\\n\\ttouch %s\\n' >> Makefile && git commit -qam esc",
+	    escape);
+	sh(cmd);
+	free(cmd);
+	ok(build("escape", NULL, NULL, 60, &bad) == -1 &&
+	    strstr(bad.log_tail, "Read-only file system"),
+	    "writing outside the build fails: %s", bad.error);
+	ok(access(escape, F_OK) == -1, "nothing was written outside");
+	free(escape);
+
+	sh("git checkout -q -b srcwrite master && sed -i '1i EXTRA := sw' Makefile && printf '"
+	    "sw:\\n\\techo evil > one.c\\n' >> Makefile && git commit -qam sw");
+	ok(build("srcwrite", NULL, NULL, 60, &bad) == -1,
+	    "writing into the (shared) source tree fails: %s", bad.error);
+	cmd = xasprintf("cat %s/src/*/one.c | sort | tr '\\n' ' '", cache);
+	s = capture(cmd);
+	ok(strstr(s, "evil") == NULL, "cached sources intact (%s)", s);
+	free(s);
+	free(cmd);
+
+	sh("git checkout -q -b hang master && sed -i '1i EXTRA := hang' Makefile && printf '"
+	    "hang:\\n\\tsleep 600\\n' >> Makefile && git commit -qam hang");
+	ok(build("hang", NULL, NULL, 3, &bad) == -1 &&
+	    strstr(bad.error, "timed out after"),
+	    "a hanging build is killed at the limit: %s", bad.error);
+	ok(access(bad.dir, F_OK) == 0 && !strstr(bad.dir, "done"),
+	    "failed build leaves no done marker");
+
+	sh("git checkout -q master && echo three > three.c && git add three.c "
+	    "&& git commit -qm three");
+	ok(build("master", NULL, NULL, 60, &again) == 0 && !again.cache_hit,
+	    "the next build after the failures works (%s)", again.error);
+}
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/t-build.XXXXXX";
+
+	if (!mkdtemp(tmpl))
+		return 1;
+	dir = tmpl;
+	repo = xasprintf("%s/repo", dir);
+	cache = xasprintf("%s/cache", dir);
+	mkdir(repo, 0755);
+	sh("git init -q -b master");
+	if (chdir(repo) == -1)
+		return 1;
+
+	test_hashes();
+	test_log_parsing();
+	test_sandbox_argv();
+	test_fake_builds();
+
+	{
+		char *cmd = xasprintf("rm -rf %s", dir);
+
+		if (chdir("/") == 0)
+			sh(cmd);
+		free(cmd);
+	}
+	free(repo);
+	free(cache);
+	return tap_done();
+}
