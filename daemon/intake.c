@@ -1,13 +1,13 @@
 /*
  * intake: submissions (URL or mbox) and the fetch stage (see intake.h).
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/intake.h"
+#include "daemon/lore.h"
 #include "daemon/mbox.h"
 #include "daemon/mime.h"
 #include "daemon/pipeline.h"
@@ -15,116 +15,65 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
-static void
-intake_allowed_bases(struct buf *err)
+/* The [lore] allow lines as an array (borrowed strings), count in *n. */
+static const char **
+intake_bases(size_t *n)
 {
+	const char **v = NULL;
 	const char *b;
 	size_t i;
 
 	for (i = 0; (b = config_list(&app.cfg, "lore", NULL, "allow", i));
-	    i++)
-		buf_addf(err, "%s%s", i ? ", " : "", b);
-	if (i == 0)
-		buf_addstr(err, "(none configured)");
+	    i++) {
+		v = xrealloc(v, (i + 1) * sizeof(*v));
+		v[i] = b;
+	}
+	*n = i;
+	return v;
 }
 
-/* Until the lore client is in: a clear failure for URL submissions. */
 static int
 intake_fetch_lore(const struct db_series *s, struct buf *mbox,
     struct buf *err)
 {
-	(void)mbox;
-	buf_addf(err, "fetching from lore (%s) is not available in this "
-	    "build yet", s->lore_base);
-	return -1;
+	const char **bases;
+	size_t n;
+	int rc;
+
+	bases = intake_bases(&n);
+	rc = lore_fetch_thread_allow(s->lore_base, s->lore_list, s->msgid,
+	    bases, n, mbox, err);
+	free(bases);
+	return rc;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/*
- * Until the lore client's lore_parse_url is in, a plain parser of the
- * <base><list>/<msgid>[/...] forms.
- */
 int
 intake_parse_url(const char *url, char **basep, char **listp, char **msgidp,
     int *version, struct buf *err)
 {
-	const char *b = NULL, *rest, *seg2, *end, *q;
-	struct buf id = BUF_INIT(1024);
-	size_t i, blen = 0;
-	int rc = -1;
+	struct lore_url lu;
+	const char **bases;
+	size_t n;
+	int rc;
 
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		buf_addf(err, "not an http(s) URL: \"%.200s\"; submit a lore "
-		    "message URL under one of: ", url);
-		intake_allowed_bases(err);
+	memset(&lu, 0, sizeof(lu));
+	bases = intake_bases(&n);
+	if (n == 0) {
+		buf_addstr(err, "no lore base is allowed in the configuration "
+		    "([lore] allow), so no URL can be fetched");
+		free(bases);
 		return -1;
 	}
-	for (i = 0; (b = config_list(&app.cfg, "lore", NULL, "allow", i));
-	    i++) {
-		blen = strlen(b);
-		if (blen && b[blen - 1] != '/' ? !strncmp(url, b, blen) &&
-		    url[blen] == '/' : !strncmp(url, b, blen))
-			break;
-	}
-	if (!b) {
-		buf_addf(err, "URL \"%.200s\" is not on an allowed lore "
-		    "server; allowed bases: ", url);
-		intake_allowed_bases(err);
+	rc = lore_parse_url(url, bases, n, &lu, err);
+	free(bases);
+	if (rc < 0)
 		return -1;
-	}
-	rest = url + blen;
-	while (*rest == '/')
-		rest++;
-	end = rest + strcspn(rest, "?#");
-	seg2 = memchr(rest, '/', end - rest);
-	if (!seg2 || seg2 == rest) {
-		buf_addf(err, "URL \"%.200s\" names no message: expected "
-		    "<base>/<list>/<message-id>/", url);
-		goto out;
-	}
-	seg2++;
-	q = seg2 + strcspn(seg2, "/?#");
-	if (q == seg2) {
-		buf_addf(err, "URL \"%.200s\" names no message-id", url);
-		goto out;
-	}
-	for (; seg2 < q; seg2++) {
-		int c = (unsigned char)*seg2;
-
-		if (c == '%' && hexval(seg2[1]) >= 0 && hexval(seg2[2]) >= 0) {
-			c = hexval(seg2[1]) * 16 + hexval(seg2[2]);
-			seg2 += 2;
-		}
-		if (c <= ' ' || c == 0x7f || c == '<' || c == '>') {
-			buf_addf(err, "message-id in \"%.200s\" contains a "
-			    "space or control character", url);
-			goto out;
-		}
-		buf_addch(&id, c);
-	}
-	if (id.overflow) {
-		buf_addstr(err, "message-id longer than 1024 bytes");
-		goto out;
-	}
-	if ((q = strstr(end, "v=")) && (q[-1] == '?' || q[-1] == '&'))
-		*version = atoi(q + 2);
-	*basep = xstrndup(url, blen);
-	*listp = xstrndup(rest, strcspn(rest, "/"));
-	*msgidp = buf_detach(&id, NULL);
-	rc = 0;
-out:
-	buf_release(&id);
-	return rc;
+	*basep = lu.base;
+	*listp = lu.list;
+	*msgidp = lu.msgid;
+	if (lu.version)
+		*version = lu.version;
+	return 0;
 }
 
 int
