@@ -115,8 +115,8 @@ buf_detach(struct buf *b, size_t *lenp)
 {
 	char *p;
 
-	if (b->data == NULL)
-		buf_grow(b, 0);
+	if (b->data == NULL && buf_grow(b, 0) == 0)
+		b->data[0] = '\0';	/* buf_grow does not terminate */
 	if (b->data == NULL) {
 		b->data = xmalloc(1);
 		b->data[0] = '\0';
