@@ -1,0 +1,315 @@
+/*
+ * Unit tests for the series API and pages, called without a server:
+ * POST/GET through the real route tables on a real store, the fetch stage
+ * run synchronously on real fixture mboxes, and the HTML escaping of what
+ * a mail sent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/http.h"
+#include "daemon/pipeline.h"
+#include "lib/buf.h"
+#include "lib/run.h"
+#include "lib/xalloc.h"
+#include "tests/unit/tap.h"
+
+static char dir[] = "/tmp/t-api.XXXXXX";
+
+struct res {
+	int	 status;
+	char	*body;
+	char	*location;
+};
+
+static struct res
+call(const char *method, const char *path, const char *ctype,
+    const char *body, size_t len)
+{
+	struct http_req r;
+	struct http_resp resp;
+	struct res out = { 0, NULL, NULL };
+	const char *q;
+	size_t i;
+
+	http_req_init(&r, method, path, 1 << 20);
+	if ((q = strchr(path, '?'))) {
+		/* the server splits the query off; do the same for tests */
+		char *k = xstrdup(q + 1), *v = strchr(k, '=');
+
+		r.path[q - path] = '\0';
+		if (v)
+			*v++ = '\0';
+		http_req_add_query(&r, k, v ? v : "");
+		free(k);
+	}
+	if (ctype)
+		http_req_add_header(&r, "Content-Type", ctype);
+	if (body)
+		buf_add(&r.body, body, len);
+	r.db = app_db();
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &r, &resp);
+	out.status = resp.status;
+	out.body = xstrdup(resp.body.data ? resp.body.data : "");
+	for (i = 0; i < resp.nheaders; i++)
+		if (!strcmp(resp.headers[i].name, "Location"))
+			out.location = xstrdup(resp.headers[i].value);
+	http_resp_release(&resp);
+	http_req_release(&r);
+	return out;
+}
+
+static void
+res_free(struct res *r)
+{
+	free(r->body);
+	free(r->location);
+}
+
+static struct res
+post_json(const char *json)
+{
+	return call("POST", "/api/v1/series", "application/json", json,
+	    strlen(json));
+}
+
+static struct res
+post_file(const char *name)
+{
+	struct buf data = BUF_INIT(0);
+	char *path = xasprintf("%s/tests/fixtures/threads/%s", KPERFCI_SRCDIR,
+	    name);
+	struct res r;
+
+	if (buf_read_file(&data, path) < 0)
+		printf("# cannot read %s\n", path);
+	r = call("POST", "/api/v1/series", "application/mbox", data.data,
+	    data.len);
+	buf_release(&data);
+	free(path);
+	return r;
+}
+
+static long long
+json_id(const char *body)
+{
+	json_t *j = json_loads(body, 0, NULL);
+	long long id = j ? json_integer_value(json_object_get(j, "id")) : 0;
+
+	json_decref(j);
+	return id;
+}
+
+static char *
+json_field(const char *body, const char *field)
+{
+	json_t *j = json_loads(body, 0, NULL), *v;
+	char *s = NULL;
+
+	v = j ? json_object_get(j, field) : NULL;
+	if (json_is_string(v))
+		s = xstrdup(json_string_value(v));
+	json_decref(j);
+	return s;
+}
+
+static void
+test_submit_url(void)
+{
+	struct res r;
+
+	r = post_json("{\"url\": \"http://127.0.0.1:9/linux-mm/"
+	    "20240101.abc@example.org/\", \"version\": 2, \"base\": \"v6.12\"}");
+	is_int(r.status, 202, "allowlisted URL accepted");
+	ok(strstr(r.body, "\"state\": \"queued\"") && json_id(r.body) > 0,
+	    "202 carries id and queued");
+	res_free(&r);
+	r = post_json("{\"url\": \"https://evil.example.com/linux-mm/a@b/\"}");
+	is_int(r.status, 400, "off-list host refused");
+	ok(strstr(r.body, "http://127.0.0.1:9/") != NULL,
+	    "400 names the allowed base");
+	res_free(&r);
+	r = post_json("{\"url\": \"http://127.0.0.1:9/linux-mm/a%20b@x/\"}");
+	is_int(r.status, 400, "message-id with a space refused");
+	ok(strstr(r.body, "space") != NULL, "says space");
+	res_free(&r);
+	r = post_json("{\"url\": \"file:///etc/passwd\"}");
+	is_int(r.status, 400, "non-http scheme refused");
+	res_free(&r);
+	r = post_json("{\"version\": 2}");
+	is_int(r.status, 400, "missing url");
+	ok(strstr(r.body, "missing field \\\"url\\\"") != NULL, "names url");
+	res_free(&r);
+	r = post_json("{\"url\": \"http://127.0.0.1:9/l/a@b/\", "
+	    "\"version\": \"two\"}");
+	is_int(r.status, 400, "version of the wrong type");
+	ok(strstr(r.body, "version") != NULL, "names version");
+	res_free(&r);
+	r = post_json("{\"url\": \"http://127.0.0.1:9/l/a@b/\", "
+	    "\"base\": \"v1 v2\"}");
+	is_int(r.status, 400, "base with a space refused");
+	res_free(&r);
+	r = post_json("{not json");
+	is_int(r.status, 400, "invalid JSON");
+	ok(strstr(r.body, "invalid JSON") != NULL, "says invalid JSON");
+	res_free(&r);
+}
+
+static void
+test_get(void)
+{
+	struct res r;
+
+	r = call("GET", "/api/v1/series/99999", NULL, NULL, 0);
+	is_int(r.status, 404, "unknown id 404");
+	ok(strstr(r.body, "no series 99999") != NULL, "404 names the id");
+	res_free(&r);
+	r = call("GET", "/api/v1/series/abc", NULL, NULL, 0);
+	is_int(r.status, 400, "non-numeric id 400");
+	res_free(&r);
+	r = call("GET", "/api/v1/series", NULL, NULL, 0);
+	is_int(r.status, 200, "list");
+	ok(strstr(r.body, "\"series\"") != NULL, "list object");
+	res_free(&r);
+	r = call("GET", "/healthz", NULL, NULL, 0);
+	is_int(r.status, 200, "healthz");
+	ok(strstr(r.body, "\"ok\"") != NULL, "healthz ok");
+	res_free(&r);
+}
+
+static void
+test_mbox_pipeline(void)
+{
+	struct res r, before, after;
+	long long good, bad;
+	char path[64], *state, *err;
+
+	r = post_file("rerolls.mbox");
+	is_int(r.status, 202, "mbox upload accepted");
+	good = json_id(r.body);
+	res_free(&r);
+	ok(pipeline_run_once(app_db()) >= 1, "pipeline ran a stage");
+	snprintf(path, sizeof(path), "/api/v1/series/%lld", good);
+	before = call("GET", path, NULL, NULL, 0);
+	state = json_field(before.body, "state");
+	is_str(state, "fetched", "uploaded series rests at fetched");
+	free(state);
+	ok(strstr(before.body, "\"counter\": 3") != NULL,
+	    "patches stored and served");
+	ok(strstr(before.body, "Reviewed-by") != NULL, "trailers served");
+
+	r = post_file("no-patches.mbox");
+	bad = json_id(r.body);
+	res_free(&r);
+	r = call("POST", "/api/v1/series?version=abc", "application/mbox",
+	    "x", 1);
+	is_int(r.status, 400, "bad ?version on upload");
+	res_free(&r);
+	r = call("POST", "/api/v1/series", "application/mbox", "", 0);
+	is_int(r.status, 400, "empty mbox refused");
+	res_free(&r);
+	pipeline_run_once(app_db());
+	snprintf(path, sizeof(path), "/api/v1/series/%lld", bad);
+	r = call("GET", path, NULL, NULL, 0);
+	state = json_field(r.body, "state");
+	err = json_field(r.body, "error");
+	is_str(state, "failed", "thread without patches fails");
+	ok(err && strstr(err, "no patches"), "reason stored: %s",
+	    err ? err : "(null)");
+	free(state);
+	free(err);
+	res_free(&r);
+	snprintf(path, sizeof(path), "/api/v1/series/%lld", good);
+	after = call("GET", path, NULL, NULL, 0);
+	is_str(after.body, before.body,
+	    "a failing submission touched nothing stored before");
+	res_free(&before);
+	res_free(&after);
+
+	/* the page shows the series and escapes what the mail said */
+	snprintf(path, sizeof(path), "/series/%lld", good);
+	r = call("GET", path, NULL, NULL, 0);
+	is_int(r.status, 200, "series page");
+	ok(strstr(r.body, "mm: move LRU stat updates out of lru_lock") &&
+	    strstr(r.body, "Reviewed-by: Bob Reviewer &lt;bob@example.com&gt;"),
+	    "page lists patches and escaped trailers");
+	ok(!strstr(r.body, "http-equiv=\"refresh\""),
+	    "a resting series does not refresh");
+	res_free(&r);
+	snprintf(path, sizeof(path), "/series/%lld", bad);
+	r = call("GET", path, NULL, NULL, 0);
+	ok(strstr(r.body, "state-failed") && strstr(r.body, "no patches"),
+	    "failed page shows the reason");
+	res_free(&r);
+	r = call("GET", "/series/4242", NULL, NULL, 0);
+	is_int(r.status, 404, "unknown series page 404");
+	res_free(&r);
+}
+
+static void
+test_ui(void)
+{
+	struct res r;
+	const char *form = "url=http%3A%2F%2F127.0.0.1%3A9%2Flinux-mm%2F"
+	    "x%40y%2F&version=&base=";
+	const char *bad = "url=https%3A%2F%2Fevil%2Fl%2F%3Cb%3E%40y%2F";
+
+	r = call("GET", "/", NULL, NULL, 0);
+	is_int(r.status, 200, "front page");
+	ok(strstr(r.body, "<form") && strstr(r.body, "name=\"url\"") &&
+	    strstr(r.body, "viewport"), "front page has the form, viewport");
+	res_free(&r);
+	r = call("POST", "/submit", "application/x-www-form-urlencoded", form,
+	    strlen(form));
+	if (r.status != 303)
+		printf("# %s\n", r.body);
+	is_int(r.status, 303, "form submit redirects");
+	ok(r.location && !strncmp(r.location, "/series/", 8),
+	    "redirect to the series page");
+	res_free(&r);
+	r = call("POST", "/submit", "application/x-www-form-urlencoded", bad,
+	    strlen(bad));
+	is_int(r.status, 400, "form with an off-list URL");
+	ok(strstr(r.body, "&lt;b&gt;") && !strstr(r.body, "<b>@"),
+	    "error page escapes the URL");
+	res_free(&r);
+	r = call("GET", "/static/style.css", NULL, NULL, 0);
+	is_int(r.status, 200, "stylesheet served");
+	res_free(&r);
+	r = call("GET", "/static/..%2Fetc", NULL, NULL, 0);
+	is_int(r.status, 404, "no path tricks in static files");
+	res_free(&r);
+}
+
+int
+main(void)
+{
+	struct buf err = BUF_INIT(0);
+	const char *rm[] = { "rm", "-rf", dir, NULL };
+	struct run rr = { .argv = rm, .timeout_sec = 30 };
+	char *conf;
+
+	if (!mkdtemp(dir))
+		return 1;
+	conf = xasprintf("[daemon]\ndata = %s\n[lore]\n"
+	    "allow = http://127.0.0.1:9/\n", dir);
+	config_init(&app.cfg);
+	ok(config_parse(&app.cfg, "test", conf, &err) == 0, "config");
+	ok(app_setup(1, &err) == 0, "paths");
+	ok(app_db() && db_migrate(app_db(), app.schema_dir) == 0, "store");
+	test_submit_url();
+	test_get();
+	test_mbox_pipeline();
+	test_ui();
+	app_db_close_thread();
+	app_release();
+	config_release(&app.cfg);
+	free(conf);
+	buf_release(&err);
+	run_cmd(&rr);
+	return tap_done();
+}
