@@ -311,6 +311,9 @@ msg_parse(const char *raw, size_t len, struct msg *out, struct buf *err)
 	    &out->references, &out->nreferences));
 
 	mime_collect(g_mime_message_get_mime_part(m), &body, 0);
+	/* the newline before a MIME boundary belongs to the boundary */
+	if (body.len && body.data[body.len - 1] != '\n')
+		buf_addch(&body, '\n');
 	buf_addstr(&body, "");
 	out->body_len = body.len;
 	out->body = buf_detach(&body, NULL);

@@ -1,0 +1,258 @@
+/*
+ * Unit tests for series_pick / series_to_json over the fixture threads in
+ * tests/fixtures/threads (see gen.py there for what each one holds).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "daemon/mbox.h"
+#include "daemon/mime.h"
+#include "daemon/series.h"
+#include "lib/run.h"
+#include "tests/unit/tap.h"
+
+struct thread {
+	struct mbox mb;
+	struct msg *msgs;
+	struct msg **ptrs;
+	size_t	 n;
+};
+
+static int
+load(const char *name, struct thread *t)
+{
+	struct buf data = BUF_INIT(0), err = BUF_INIT(1024);
+	char path[1024];
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "%s/tests/fixtures/threads/%s",
+	    KPERFCI_SRCDIR, name);
+	if (buf_read_file(&data, path) < 0 ||
+	    mbox_split(data.data, data.len, &t->mb, &err) < 0) {
+		printf("# %s: %s\n", path, err.data ? err.data : "unreadable");
+		buf_release(&data);
+		buf_release(&err);
+		return -1;
+	}
+	t->msgs = calloc(t->mb.n, sizeof(*t->msgs));
+	t->ptrs = calloc(t->mb.n, sizeof(*t->ptrs));
+	for (i = 0; i < t->mb.n; i++) {
+		if (msg_parse(t->mb.msgs[i].data, t->mb.msgs[i].len,
+		    &t->msgs[t->n], &err) == 0) {
+			t->ptrs[t->n] = &t->msgs[t->n];
+			t->n++;
+		}
+	}
+	buf_release(&data);
+	buf_release(&err);
+	return 0;
+}
+
+static void
+unload(struct thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		msg_release(&t->msgs[i]);
+	free(t->msgs);
+	free(t->ptrs);
+	mbox_release(&t->mb);
+}
+
+static char *
+trailers_str(const struct patch *p)
+{
+	struct buf b = BUF_INIT(0);
+	size_t i;
+
+	buf_addstr(&b, "");
+	for (i = 0; i < p->ntrailers; i++)
+		buf_addf(&b, "%s: %s|", p->trailers[i].name, p->trailers[i].value);
+	return buf_detach(&b, NULL);
+}
+
+/* git itself must accept the diff (what libgit2 and git am get) */
+static int
+git_accepts(const char *diff)
+{
+	char tmp[] = "/tmp/t-series-XXXXXX";
+	const char *argv[] = { "git", "apply", "--numstat", tmp, NULL };
+	struct run r = { 0 };
+	struct buf out = BUF_INIT(4096);
+	int fd = mkstemp(tmp), ret;
+
+	if (fd < 0)
+		return 0;
+	ret = write(fd, diff, strlen(diff)) == (ssize_t)strlen(diff);
+	close(fd);
+	r.argv = argv;
+	ret = ret && run_capture(&r, &out) == 0 && out.len > 0;
+	unlink(tmp);
+	buf_release(&out);
+	return ret;
+}
+
+static const struct {
+	const char *file, *msgid;
+	int	 want_version;
+	int	 ret, version;
+	size_t	 npatches;
+	const char *err;
+	const char *trailers[3];
+	int	 from_version[3];
+	const char *base_commit, *change_id, *cover;
+} cases[] = {
+	{ "basic.mbox", NULL, 0, 0, 1, 3, NULL,
+	  { "Signed-off-by: Alice Maintainer <alice@example.org>|Reviewed-by: Bob Reviewer <bob@example.com>|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|Tested-by: Carol Tester <carol@example.net>|" },
+	  { 1, 1, 1 }, "6dad8b86a10822fb5451a5c4533e37edf24af69c",
+	  "20231114-lru-lock-1a2b3c4d5e6f", "mm: LRU lock contention fixes" },
+	{ "basic.mbox", "basic-r2@example.com", 0, 0, 1, 3, NULL, { NULL }, { 1, 1, 1 },
+	  "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, "mm: LRU lock contention fixes" },
+	{ "basic.mbox", "nonexistent@x", 0, -1, 0, 0,
+	  "message <nonexistent@x> is not in the thread", { NULL }, { 0 }, NULL, NULL, NULL },
+	{ "basic.mbox", NULL, 2, -1, 0, 0,
+	  "revision v2 not found; the thread has v1", { NULL }, { 0 }, NULL, NULL, NULL },
+	{ "rerolls.mbox", NULL, 0, 0, 3, 3, NULL,
+	  { "Signed-off-by: Alice Maintainer <alice@example.org>|Reviewed-by: Bob Reviewer <bob@example.com>|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|Reviewed-by: Bob Reviewer <bob@example.com>|" },
+	  { 2, 3, 2 }, NULL, NULL, "mm: batching" },
+	{ "rerolls.mbox", NULL, 1, 0, 1, 3, NULL,
+	  { "Signed-off-by: Alice Maintainer <alice@example.org>|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|Reviewed-by: Bob Reviewer <bob@example.com>|" },
+	  { 1, 1, 1 }, "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, "mm: batching" },
+	{ "rerolls.mbox", NULL, 4, -1, 0, 0,
+	  "revision v4 not found; the thread has v1, v2, v3", { NULL }, { 0 }, NULL, NULL, NULL },
+	{ "rfc-forms.mbox", NULL, 0, 0, 2, 2, NULL,
+	  { "Signed-off-by: J\xc3\xb6rg R\xc3\xb6" "del <joerg@example.org>|",
+	    "Signed-off-by: J\xc3\xb6rg R\xc3\xb6" "del <joerg@example.org>|Tested-by: J\xc3\xb6rg R\xc3\xb6" "del <joerg@example.org>|" },
+	  { 2, 2 }, "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, "RFC: bigger batches" },
+	{ "attach-crlf.mbox", NULL, 0, 0, 1, 1, NULL,
+	  { "Signed-off-by: J\xc3\xb6rg R\xc3\xb6" "del <joerg@example.org>|" }, { 1 },
+	  "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, NULL },
+	{ "no-patches.mbox", NULL, 0, -1, 0, 0, "no patches in thread", { NULL }, { 0 },
+	  NULL, NULL, NULL },
+	{ "truncated.mbox", NULL, 0, 0, 1, 3, NULL, { NULL }, { 1, 1, 1 },
+	  "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, NULL },
+};
+
+static void
+test_case(size_t c)
+{
+	struct thread t;
+	struct series s;
+	struct buf err = BUF_INIT(1024);
+	size_t i;
+	int r;
+
+	if (!ok(load(cases[c].file, &t) == 0, "%s: loads", cases[c].file))
+		return;
+	r = series_pick(t.ptrs, t.n, cases[c].msgid, cases[c].want_version, &s, &err);
+	is_int(r, cases[c].ret, "%s v%d: return", cases[c].file, cases[c].want_version);
+	if (r < 0) {
+		is_str(err.data, cases[c].err, "%s: error", cases[c].file);
+		goto out;
+	}
+	is_int(s.version, cases[c].version, "%s: version", cases[c].file);
+	is_int(s.npatches, cases[c].npatches, "%s: patches", cases[c].file);
+	is_str(s.base_commit, cases[c].base_commit, "%s: base-commit", cases[c].file);
+	if (cases[c].change_id)
+		is_str(s.change_id, cases[c].change_id, "%s: change-id", cases[c].file);
+	if (cases[c].cover)
+		is_str(s.cover_subject, cases[c].cover, "%s: cover", cases[c].file);
+	for (i = 0; i < s.npatches && i < 3; i++) {
+		struct patch *p = &s.patches[i];
+		is_int(p->counter, i + 1, "%s: patch %zu counter", cases[c].file, i + 1);
+		is_int(p->from_version, cases[c].from_version[i],
+		    "%s: patch %zu from v%d", cases[c].file, i + 1, cases[c].from_version[i]);
+		if (cases[c].trailers[i]) {
+			char *ts = trailers_str(p);
+			is_str(ts, cases[c].trailers[i], "%s: patch %zu trailers",
+			    cases[c].file, i + 1);
+			free(ts);
+		}
+		ok(strncmp(p->diff, "diff --git ", 11) == 0 && git_accepts(p->diff),
+		    "%s: patch %zu diff is a diff git accepts", cases[c].file, i + 1);
+		ok(!strstr(p->diff, "\n-- \n") && !strstr(p->diff, "base-commit:"),
+		    "%s: patch %zu diff stops before footers", cases[c].file, i + 1);
+		ok(!strstr(p->message, "\n---\n") && !strstr(p->message, "diff --git"),
+		    "%s: patch %zu message has no diff part", cases[c].file, i + 1);
+	}
+	series_release(&s);
+out:
+	buf_release(&err);
+	unload(&t);
+}
+
+static void
+test_message_and_json(void)
+{
+	struct thread t;
+	struct series s;
+	struct buf err = BUF_INIT(1024);
+	json_t *j, *p;
+
+	if (load("basic.mbox", &t) < 0 ||
+	    !ok(series_pick(t.ptrs, t.n, NULL, 0, &s, &err) == 0, "basic picks"))
+		return;
+	is_str(s.patches[0].message,
+	    "mm: move LRU stat updates out of lru_lock\n\n"
+	    "The stat update does not need the lock.\n\n"
+	    "Signed-off-by: Alice Maintainer <alice@example.org>\n"
+	    "Reviewed-by: Bob Reviewer <bob@example.com>\n",
+	    "commit message as git am writes it, with the follow-up trailer");
+	is_str(s.patches[1].message,
+	    "mm/lru: batch folio moves\n\nBatch them.\n\n"
+	    "From the review of v1: the batch is now 15 folios.\n\n"
+	    "Signed-off-by: Alice Maintainer <alice@example.org>\n",
+	    "a reply that quotes the diff adds nothing");
+	is_int(s.ncover_trailers, 1, "the Acked-by sent to the cover letter is kept aside");
+	is_int(s.nignored_trailers, 1, "the Tested-by from another sender is ignored");
+	j = series_to_json(&s);
+	is_int(json_integer_value(json_object_get(j, "version")), 1, "json version");
+	is_str(json_string_value(json_object_get(j, "cover_subject")),
+	    "mm: LRU lock contention fixes", "json cover_subject");
+	p = json_array_get(json_object_get(j, "patches"), 2);
+	is_str(json_string_value(json_object_get(p, "msgid")), "basic-v1-3@example.org",
+	    "json patch msgid");
+	is_str(json_string_value(json_object_get(json_array_get(
+	    json_object_get(p, "trailers"), 1), "name")), "Tested-by", "json trailer name");
+	ok(json_is_null(json_object_get(json_object_get(j, "nothing"), "x")) ||
+	    !json_object_get(j, "nothing"), "json has no stray fields");
+	json_decref(j);
+	series_release(&s);
+	unload(&t);
+
+	/* a missing patch is named */
+	if (load("basic.mbox", &t) == 0) {
+		size_t i, k = 0;
+		for (i = 0; i < t.n; i++)
+			if (strcmp(t.ptrs[i]->msgid, "basic-v1-2@example.org"))
+				t.ptrs[k++] = t.ptrs[i];
+		buf_reset(&err);
+		ok(series_pick(t.ptrs, k, NULL, 0, &s, &err) == -1,
+		    "a series without patch 2 is refused");
+		is_str(err.data, "patch 2/3 of v1 is missing", "and the error names it");
+		unload(&t);
+	}
+	buf_release(&err);
+}
+
+int
+main(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		test_case(i);
+	test_message_and_json();
+	return tap_done();
+}
