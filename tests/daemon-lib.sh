@@ -1,0 +1,77 @@
+# tests/daemon-lib.sh: start and stop a real kperfcid for end-to-end tests.
+# Source after tests/lib.sh.
+#
+#   kd_config [EXTRA_LINES]   writes $T/kperfcid.conf: a free loopback port,
+#                             data under $T/var, plus EXTRA_LINES (may hold
+#                             whole sections, e.g. "[lore]\nallow = $PI_URL/")
+#   kd_start [ARGS]           starts bin/kperfcid -d -c $T/kperfcid.conf in the
+#                             background (log in $T/kperfcid.log), waits
+#                             for /healthz; sets KD_URL and KD_PID
+#   kd_stop                   SIGTERM, waits for the exit; returns its status
+#   kd_wait_state ID STATE... [SECONDS]  polls /api/v1/series/ID until its
+#                             state is one of STATE (default 30 s)
+#   jfield JSON_FILE EXPR     prints a jq expression's raw value
+#
+# The daemon is stopped at exit.
+KD_PID=
+KD_URL=
+KD_PORT=
+
+kd_config() {
+	KD_PORT=$(free_port)
+	mkdir -p "$T/var"
+	{
+		printf '[daemon]\nlisten = 127.0.0.1\nport = %s\ndata = %s\n' \
+		    "$KD_PORT" "$T/var"
+		printf 'workers = 2\nthreads = 2\npoll = 1\n'
+		[ $# -gt 0 ] && printf "$1\n"
+	} >"$T/kperfcid.conf"
+	KD_URL="http://127.0.0.1:$KD_PORT"
+}
+
+kd_start() {
+	"$KPERFCI_BIN/kperfcid" -d -c "$T/kperfcid.conf" "$@" \
+	    >>"$T/kperfcid.log" 2>&1 &
+	KD_PID=$!
+	if ! wait_http "$KD_URL/healthz" 15; then
+		echo "# kperfcid did not come up:"
+		sed 's/^/#   /' "$T/kperfcid.log" | tail -20
+		return 1
+	fi
+}
+
+kd_stop() {
+	[ -n "$KD_PID" ] || return 0
+	kill -TERM "$KD_PID" 2>/dev/null
+	wait "$KD_PID"
+	rc=$?
+	KD_PID=
+	return $rc
+}
+
+_kd_cleanup() {
+	[ -n "$KD_PID" ] && kill -TERM "$KD_PID" 2>/dev/null && wait "$KD_PID"
+	return 0
+}
+at_exit _kd_cleanup
+
+kd_wait_state() {
+	id=$1; shift
+	want=$*
+	secs=30
+	i=0
+	while [ $i -lt $((secs * 10)) ]; do
+		st=$(curl -fs "$KD_URL/api/v1/series/$id" | jq -r .state)
+		for w in $want; do
+			[ "$st" = "$w" ] && return 0
+		done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# series $id is '$st', not one of: $want"
+	return 1
+}
+
+jfield() {
+	jq -r "$2" "$1"
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# t0100-daemon: kperfcid start-up, -n, config errors with file:line, the
+# series API's answers to bad input, mbox upload, graceful stop, and states
+# surviving a restart (a queued series is resumed).
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+
+D="$KPERFCI_BIN/kperfcid"
+LORE_PORT=$(free_port)	# nothing listens there: fetches fail
+kd_config "max_body = 64K\n[lore]\nallow = http://127.0.0.1:$LORE_PORT/"
+
+# ---- -n and configuration errors -------------------------------------
+ok "-n accepts the config" "$D" -n -c "$T/kperfcid.conf"
+"$D" -n -c "$T/kperfcid.conf" >"$T/n.out" 2>&1
+like "1 pending migration|[0-9]+ pending migrations" "$T/n.out" \
+    "-n reports pending migrations"
+like "0001-series.sql" "$T/n.out" "-n names them"
+ok "-n creates no store" test ! -e "$T/var/kperfci.db"
+ok "-n on the embedded default" "$D" -n
+
+printf '[daemon]\nport = 1\n\n[daemon]\nbogus = 2\n' >"$T/bad.conf"
+"$D" -n -c "$T/bad.conf" >"$T/bad.out" 2>&1
+is "$?" 1 "unknown key: exit status 1"
+like "bad.conf:5: unknown key \"bogus\" in \[daemon\]" "$T/bad.out" \
+    "unknown key named with file:line"
+printf '[daemon]\nport = 99999\n[nosuch]\n' >"$T/bad2.conf"
+"$D" -n -c "$T/bad2.conf" >"$T/bad2.out" 2>&1
+like "bad2.conf:2: port 99999" "$T/bad2.out" "bad value with file:line"
+like "bad2.conf:3: unknown section \[nosuch\]" "$T/bad2.out" \
+    "unknown section with file:line"
+"$D" -c "$T/missing.conf" -n >"$T/miss.out" 2>&1
+like "missing.conf" "$T/miss.out" "missing file named"
+
+# ---- a running daemon ------------------------------------------------
+ok "daemon starts" kd_start
+curl -s "$KD_URL/healthz" >"$T/h.json"
+is "$(jfield "$T/h.json" .status)" ok "healthz"
+"$D" -n -c "$T/kperfcid.conf" >"$T/n2.out" 2>&1
+like "0 pending migrations" "$T/n2.out" "-n after start: nothing pending"
+
+post() {	# post FILE-OR-STRING [CTYPE] -> $T/r.json, prints status
+	curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
+	    -H "Content-Type: ${2:-application/json}" --data-binary "$1" \
+	    "$KD_URL/api/v1/series"
+}
+
+is "$(post '{"url": ')" 400 "invalid JSON: 400"
+like "invalid JSON at line 1" "$T/r.json" "invalid JSON: says where"
+is "$(post '{"version": 2}')" 400 "missing field: 400"
+like 'missing field \\"url\\"' "$T/r.json" "missing field named"
+is "$(post '{"url": 3}')" 400 "wrong type: 400"
+like 'field \\"url\\" must be a string' "$T/r.json" "wrong type named"
+is "$(post '{"url": "https://lore.example.net/linux-mm/a@b/"}')" 400 \
+    "off-allowlist URL: 400"
+like "127.0.0.1:$LORE_PORT" "$T/r.json" "400 names the allowed base"
+is "$(post "{\"url\": \"http://127.0.0.1:$LORE_PORT/linux-mm/a%20b@c/\"}")" \
+    400 "message-id with a space: 400"
+like "space" "$T/r.json" "says space"
+is "$(post "{\"url\": \"http://127.0.0.1:$LORE_PORT/\"}")" 400 \
+    "URL without a message: 400"
+head -c 200000 /dev/zero | tr '\0' 'x' >"$T/big.json"
+is "$(post @"$T/big.json")" 413 "oversize JSON body: 413"
+like "limit of 65536 bytes" "$T/r.json" "413 names the limit"
+head -c 70000000 /dev/zero >"$T/huge.mbox"
+is "$(post @"$T/huge.mbox" application/mbox)" 413 \
+    "mbox over the upload cap: 413 before reading it"
+is "$(curl -s -o "$T/r.json" -w '%{http_code}' "$KD_URL/api/v1/series/424242")" \
+    404 "unknown id: 404"
+like "no series 424242" "$T/r.json" "404 names the id"
+is "$(curl -s -o "$T/r.json" -w '%{http_code}' "$KD_URL/api/v1/series/abc")" \
+    400 "non-numeric id: 400"
+is "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$KD_URL/api/v1/series/1")" \
+    405 "wrong method: 405"
+
+# an uploaded mbox is picked; an unreachable lore fails with the reason
+is "$(post @"$SRC/tests/fixtures/threads/rerolls.mbox" application/mbox)" \
+    202 "mbox upload: 202"
+UP=$(jfield "$T/r.json" .id)
+ok "upload reaches fetched" kd_wait_state "$UP" fetched
+curl -s "$KD_URL/api/v1/series/$UP" >"$T/up.json"
+is "$(jfield "$T/up.json" '.patches | length')" 3 "upload: 3 patches"
+is "$(post "{\"url\": \"http://127.0.0.1:$LORE_PORT/linux-mm/x@y/\"}")" 202 \
+    "allowlisted URL: 202"
+BAD=$(jfield "$T/r.json" .id)
+ok "unreachable lore: failed" kd_wait_state "$BAD" failed
+curl -s "$KD_URL/api/v1/series/$BAD" >"$T/bad.json"
+like "127.0.0.1:$LORE_PORT" "$T/bad.json" "failure names the server"
+curl -s "$KD_URL/series/$BAD" >"$T/bad.html"
+like "state-failed" "$T/bad.html" "page shows failed"
+
+# the CLI
+K="$KPERFCI_BIN/kperfci"
+"$K" -s "$KD_URL" submit --mbox "$SRC/tests/fixtures/threads/basic.mbox" \
+    >"$T/cli.out" 2>&1
+is "$?" 0 "kperfci submit --mbox follows to a rest"
+like "^fetched$" "$T/cli.out" "CLI printed the state"
+CLI_ID=$(head -1 "$T/cli.out")
+KPERFCI_SERVER="$KD_URL" "$K" status "$CLI_ID" >"$T/st.out" 2>&1
+like "series $CLI_ID: fetched" "$T/st.out" "kperfci status ID (env server)"
+"$K" -s "$KD_URL" status 999999 >"$T/st2.out" 2>&1
+is "$?" 1 "status of an unknown id fails"
+like "no series 999999" "$T/st2.out" "and says why"
+"$K" -s "$KD_URL" submit "https://evil.example/l/a@b/" >"$T/cli2.out" 2>&1
+is "$?" 1 "submit of an off-list URL fails"
+like "not on an allowed lore base" "$T/cli2.out" "CLI shows the server's reason"
+
+# ---- restart keeps states and resumes queued work --------------------
+curl -s "$KD_URL/api/v1/series" | jq -S '[.series[] | {id, state, error}]' \
+    >"$T/before.json"
+ok "SIGTERM stops the daemon cleanly" kd_stop
+like "stopping" "$T/kperfcid.log" "stop is logged"
+# a series queued while the daemon was down (as if it died mid-fetch)
+sqlite3 "$T/var/kperfci.db" "INSERT INTO series (source, upload, state,
+    submitted, updated) VALUES ('upload',
+    readfile('$SRC/tests/fixtures/threads/basic.mbox'), 'queued', 0, 0)"
+Q=$(sqlite3 "$T/var/kperfci.db" "SELECT max(id) FROM series")
+ok "daemon restarts" kd_start
+curl -s "$KD_URL/api/v1/series" | jq -S "[.series[] | select(.id != $Q) |
+    {id, state, error}]" >"$T/after.json"
+ok "states survive a restart" cmp "$T/before.json" "$T/after.json"
+ok "a queued series is resumed after a restart" kd_wait_state "$Q" fetched
+kd_stop
+test_done
