@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/tree.h"
 #include "lib/log.h"
 
 /* Prototypes of commands living in other areas' files. */
@@ -30,6 +31,8 @@ static const struct command {
 	    "[--mbox FILE] [--no-follow]" },
 	{ "status", cmd_status, "status [ID]" },
 	{ "stats compare", cmd_stats_compare, "stats compare --base FILE --test FILE [--json] [--seed N] [--resamples N]" },
+	{ "tree import", cmd_tree_import, "tree import --tarball FILE --name NAME [--dir DIR]" },
+	{ "build", cmd_build, "build --tree REPO --commit REV [--base REV] --cache DIR [--config TARGET|FILE] [--fragment FILE]... [--jobs N] [--timeout S] [--quiet]" },
 	{ "series show", cmd_series_show, "series show (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json] [--messages]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,19 @@
+/*
+ * cli/tree: `kperfci tree import` and `kperfci build`, the commands that
+ * work on trees and kernel builds directly (no daemon needed), used by the
+ * README's demo, tests/kernel-lib.sh and the build benchmark.
+ *
+ * Both take argv with argv[0] the command word ("import", "build").
+ */
+#ifndef KPERFCI_CLI_TREE_H
+#define KPERFCI_CLI_TREE_H
+
+/* kperfci tree import --tarball FILE --name NAME [--dir DIR] */
+int	cmd_tree_import(int argc, char **argv);
+/* kperfci tree SUBCOMMAND ...: dispatches to cmd_tree_import */
+int	cmd_tree(int argc, char **argv);
+/* kperfci build --tree REPO --commit REV [--base REV] --cache DIR
+   [--config TARGET|FILE] [--fragment FILE]... [--jobs N] [--timeout S] */
+int	cmd_build(int argc, char **argv);
+
+#endif
