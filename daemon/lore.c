@@ -157,7 +157,8 @@ lore_has_dotdot(const char *path)
 	while (*p) {
 		const char *e = p + strcspn(p, "/");
 		char *seg = lore_unescape(p, e - p);
-		int bad = !seg || strcmp(seg, "..") == 0 || strcmp(seg, ".") == 0;
+		/* a malformed escape is reported later, with its own words */
+		int bad = seg && (strcmp(seg, "..") == 0 || strcmp(seg, ".") == 0);
 
 		free(seg);
 		if (bad && e > p)
