@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "daemon/agent.h"
 #include "daemon/config.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -58,14 +59,20 @@ const struct config_key config_keys[] = {
 	{ "daemon", "poll", CONFIG_INT, "5", check_positive, 0 },
 
 	/* ---- [lore] (daemon core) ---- */
+	/* The lore client's timeouts and size cap are the LORE_* constants
+	   in lore.h; only the allowlist is configuration. */
 	{ "lore", "allow", CONFIG_LIST, NULL, check_http_url, 0 },
-	{ "lore", "connect_timeout", CONFIG_INT, "10", check_positive, 0 },
-	{ "lore", "timeout", CONFIG_INT, "120", check_positive, 0 },
-	{ "lore", "max_size", CONFIG_SIZE, "64M", check_positive, 0 },
 
 	/* ---- [tree "NAME"], [build] (trees and builds) ---- */
 
 	/* ---- [agent "NAME"], [agents] (agents) ---- */
+	/* sha256sum of the agent's bearer token (the token itself is never
+	   stored); an agent without a section cannot register. */
+	{ "agent", "token_sha256", CONFIG_STR, NULL, agent_check_token_sha256, 1 },
+	/* Seconds a lease lasts without a heartbeat. */
+	{ "agents", "lease", CONFIG_INT, "600", check_positive, 0 },
+	/* Expired leases before a job fails instead of going back to the queue. */
+	{ "agents", "max_attempts", CONFIG_INT, "3", check_positive, 0 },
 
 	/* ---- [sched] (scheduler) ---- */
 };

@@ -201,8 +201,7 @@ intake_thread_mbox(struct db *db, const struct db_series *s,
 int
 stage_fetch(struct stage_ctx *ctx)
 {
-	struct buf mbox = BUF_INIT(config_int(&app.cfg, "lore", NULL,
-	    "max_size"));
+	struct buf mbox = BUF_INIT(LORE_MAX_BYTES);
 	struct buf why = BUF_INIT(1024);
 	struct db_series s;
 	struct mbox mb;
