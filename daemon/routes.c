@@ -9,6 +9,7 @@
 const struct route *const http_route_tables[] = {
 	api_series_routes,
 	ui_routes,
+	api_agent_routes,
 	NULL
 };
 

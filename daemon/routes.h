@@ -16,6 +16,7 @@ struct db;
 /* Route tables, one per area (ended by { NULL }). */
 extern const struct route api_series_routes[];
 extern const struct route ui_routes[];
+extern const struct route api_agent_routes[];
 
 /*
  * A series section: an area's part of the series page and series JSON

@@ -1,0 +1,218 @@
+/*
+ * agent: the daemon's side of the agent pool (see agent.h): tokens,
+ * hardware classes, kernel artifacts on disk and the job functions the
+ * scheduler uses.  The SQL is in db_agent.c, the routes in api_agent.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "daemon/agent.h"
+#include "daemon/app.h"
+#include "daemon/config.h"
+#include "daemon/db_agent.h"
+#include "daemon/http.h"
+#include "lib/log.h"
+#include "lib/proto.h"
+#include "lib/sha256.h"
+#include "lib/xalloc.h"
+
+int
+agent_check_token_sha256(const char *v, struct buf *err)
+{
+	if (!proto_valid_sha256(v)) {
+		buf_addstr(err, "token_sha256 must be 64 lowercase hex digits "
+		    "(sha256sum of the token)");
+		return -1;
+	}
+	return 0;
+}
+
+char *
+agent_class(const json_t *t)
+{
+	const char *model = json_string_value(json_object_get(t,
+	    PROTO_CPU_MODEL));
+	char h[65];
+
+	sha256_hex(model ? model : "", model ? strlen(model) : 0, h);
+	return xasprintf("%llds-%lldn-%lldc-%.8s",
+	    (long long)json_integer_value(json_object_get(t, PROTO_SOCKETS)),
+	    (long long)json_integer_value(json_object_get(t, PROTO_NODES)),
+	    (long long)json_integer_value(json_object_get(t, PROTO_CPUS)), h);
+}
+
+/* Compares without an early exit, so timing says nothing about where. */
+static int
+same_hex(const char *a, const char *b)
+{
+	unsigned char d = 0;
+	size_t i;
+
+	if (strlen(a) != 64 || strlen(b) != 64)
+		return 0;
+	for (i = 0; i < 64; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+int
+agent_authorize(const struct http_req *req, const char *name,
+    struct http_resp *resp)
+{
+	const char *h = http_header(req, "Authorization"), *want, *sub;
+	char got[65];
+	size_t i;
+
+	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0 || h[7] == '\0') {
+		http_reply_error(resp, 401, "Authorization: a bearer token is "
+		    "required");
+		return -1;
+	}
+	sha256_hex(h + 7, strlen(h + 7), got);
+	if (name) {
+		want = config_str(&app.cfg, "agent", name, "token_sha256");
+		if (want == NULL) {
+			http_reply_error(resp, 403, "agent: \"%s\" is not a "
+			    "configured agent", name);
+			return -1;
+		}
+		if (!same_hex(got, want)) {
+			http_reply_error(resp, 403, "Authorization: wrong "
+			    "token for agent \"%s\"", name);
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; (sub = config_subsection(&app.cfg, "agent", i)); i++) {
+		want = config_str(&app.cfg, "agent", sub, "token_sha256");
+		if (want && same_hex(got, want))
+			return 0;
+	}
+	http_reply_error(resp, 403, "Authorization: token of no configured "
+	    "agent");
+	return -1;
+}
+
+int
+agent_kernel_add(struct db *db, const void *data, size_t len,
+    const char *note, long long *id, struct buf *err)
+{
+	char sha[65], *dir, *rel, *path;
+	struct stat st;
+	int rc = -1;
+
+	/* A bzImage starts its setup header with "HdrS" at 0x202. */
+	if (len < 0x210 || memcmp((const char *)data + 0x202, "HdrS", 4) != 0) {
+		buf_addstr(err, "kernel: not a bzImage (no \"HdrS\" setup "
+		    "header at offset 0x202)");
+		return -1;
+	}
+	sha256_hex(data, len, sha);
+	dir = xasprintf("%s/kernels", app.data_dir);
+	rel = xasprintf("kernels/%s.bzImage", sha);
+	path = xasprintf("%s/%s", app.data_dir, rel);
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		buf_addf(err, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if ((stat(path, &st) == -1 || (size_t)st.st_size != len) &&
+	    buf_write_file(path, data, len) == -1) {
+		buf_addf(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (db_kernel_insert(db, sha, (long long)len, rel, NULL, note,
+	    id) == -1) {
+		buf_addstr(err, "kernel: could not be recorded");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(dir);
+	free(rel);
+	free(path);
+	return rc;
+}
+
+int
+agent_kernel_add_file(struct db *db, const char *path, const char *note,
+    long long *id, struct buf *err)
+{
+	struct buf b = BUF_INIT(PROTO_MAX_KERNEL);
+	int rc;
+
+	if (buf_read_file(&b, path) == -1) {
+		buf_addf(err, "%s: %s", path, b.overflow ? "larger than the "
+		    "kernel size limit" : strerror(errno));
+		buf_release(&b);
+		return -1;
+	}
+	rc = agent_kernel_add(db, b.data, b.len, note, id, err);
+	buf_release(&b);
+	return rc;
+}
+
+int
+agent_enqueue(struct db *db, const struct agent_job_spec *s, long long *id,
+    struct buf *err)
+{
+	struct db_job_new j = { 0 };
+	int rc;
+
+	if (s->matrix == NULL || *s->matrix == '\0' ||
+	    strlen(s->matrix) > PROTO_MAX_MATRIX) {
+		buf_addf(err, "matrix: must be 1..%d bytes of workloads.conf "
+		    "text", PROTO_MAX_MATRIX);
+		return -1;
+	}
+	if (s->cmdline && (strlen(s->cmdline) > 1024 ||
+	    !proto_valid_cmdline(s->cmdline))) {
+		buf_addstr(err, "cmdline: only printable ASCII without quotes "
+		    "or backslashes, at most 1024 bytes");
+		return -1;
+	}
+	j.kernel_id = s->kernel_id;
+	j.matrix = s->matrix;
+	j.cmdline = s->cmdline;
+	j.priority = s->priority;
+	j.comparison_id = s->comparison_id;
+	j.side = s->side;
+	j.boot = s->boot;
+	j.class = s->class;
+	j.max_attempts = s->max_attempts ? s->max_attempts :
+	    (int)config_int(&app.cfg, "agents", NULL, "max_attempts");
+	rc = db_job_insert(db, &j, (long long)time(NULL), id);
+	if (rc == 1)
+		buf_addf(err, "kernel: no kernel with id %lld", s->kernel_id);
+	else if (rc == -1)
+		buf_addstr(err, "job: could not be stored");
+	return rc == 0 ? 0 : -1;
+}
+
+int
+agent_job_state(struct db *db, long long id, char **state, char **reason)
+{
+	json_t *j;
+	int rc = db_job_get(db, id, &j);
+
+	if (rc != 0)
+		return rc;
+	*state = xstrdup(json_string_value(json_object_get(j, "state")));
+	if (reason)
+		*reason = json_is_string(json_object_get(j, "reason")) ?
+		    xstrdup(json_string_value(json_object_get(j, "reason"))) :
+		    NULL;
+	json_decref(j);
+	return 0;
+}
+
+int
+agent_fetch_results(struct db *db, long long id, json_t **samples,
+    json_t **profiles)
+{
+	return db_job_results(db, id, samples, profiles);
+}

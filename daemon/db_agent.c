@@ -1,0 +1,773 @@
+/*
+ * db_agent: SQL for agents, kernels, jobs, attempts, samples and lock
+ * profiles (see db_agent.h).  Parameterised statements only.  Every change
+ * that spans tables (a lease, an upload, an expiry) is one transaction, so
+ * a crash never leaves a job half leased or half stored.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "daemon/db.h"
+#include "daemon/db_agent.h"
+#include "lib/log.h"
+#include "lib/proto.h"
+#include "lib/xalloc.h"
+
+static sqlite3_stmt *
+prep(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
+		error("db: %s", sqlite3_errmsg(db_handle(db)));
+		return NULL;
+	}
+	return st;
+}
+
+static void
+btext(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static json_t *
+ctext(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? json_string((const char *)s) : json_null();
+}
+
+/* Runs a prepared statement to completion; 0 or -1. */
+static int
+done(struct db *db, sqlite3_stmt *st)
+{
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return error("db: %s", sqlite3_errmsg(db_handle(db)));
+	return 0;
+}
+
+int
+db_agent_register(struct db *db, const char *name, const char *class,
+    const char *backend, const char *release, const json_t *t, long long now)
+{
+	sqlite3_stmt *st;
+	char *topo = json_dumps(t, JSON_COMPACT | JSON_SORT_KEYS);
+	int rc;
+
+	st = prep(db, "INSERT INTO agents (name, class, backend, "
+	    "kernel_release, sockets, nodes, cpus, cores, cpu_model, "
+	    "memory_mb, topology, state, registered, last_seen) VALUES "
+	    "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,'idle',?12,?12) "
+	    "ON CONFLICT(name) DO UPDATE SET class=?2, backend=?3, "
+	    "kernel_release=?4, sockets=?5, nodes=?6, cpus=?7, cores=?8, "
+	    "cpu_model=?9, memory_mb=?10, topology=?11, last_seen=?12");
+	if (st) {
+		btext(st, 1, name);
+		btext(st, 2, class);
+		btext(st, 3, backend);
+		btext(st, 4, release);
+		sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(t,
+		    PROTO_SOCKETS)));
+		sqlite3_bind_int64(st, 6, json_integer_value(json_object_get(t,
+		    PROTO_NODES)));
+		sqlite3_bind_int64(st, 7, json_integer_value(json_object_get(t,
+		    PROTO_CPUS)));
+		sqlite3_bind_int64(st, 8, json_integer_value(json_object_get(t,
+		    PROTO_CORES)));
+		btext(st, 9, json_string_value(json_object_get(t,
+		    PROTO_CPU_MODEL)));
+		sqlite3_bind_int64(st, 10, json_integer_value(json_object_get(t,
+		    PROTO_MEMORY_MB)));
+		btext(st, 11, topo);
+		sqlite3_bind_int64(st, 12, now);
+	}
+	rc = done(db, st);
+	free(topo);
+	return rc;
+}
+
+int
+db_agent_touch(struct db *db, const char *name, long long now)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE agents SET last_seen=? "
+	    "WHERE name=?");
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	btext(st, 2, name);
+	if (done(db, st) == -1)
+		return -1;
+	return sqlite3_changes(db_handle(db)) ? 0 : 1;
+}
+
+int
+db_agent_list(struct db *db, json_t **out)
+{
+	sqlite3_stmt *st = prep(db, "SELECT name, class, backend, "
+	    "kernel_release, sockets, nodes, cpus, cores, cpu_model, "
+	    "memory_mb, topology, state, job_id, registered, last_seen "
+	    "FROM agents ORDER BY name");
+	int rc;
+
+	*out = json_array();
+	if (st == NULL)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object(), *t;
+
+		json_object_set_new(o, "name", ctext(st, 0));
+		json_object_set_new(o, "class", ctext(st, 1));
+		json_object_set_new(o, "backend", ctext(st, 2));
+		json_object_set_new(o, "kernel_release", ctext(st, 3));
+		json_object_set_new(o, "sockets", json_integer(
+		    sqlite3_column_int64(st, 4)));
+		json_object_set_new(o, "nodes", json_integer(
+		    sqlite3_column_int64(st, 5)));
+		json_object_set_new(o, "cpus", json_integer(
+		    sqlite3_column_int64(st, 6)));
+		json_object_set_new(o, "cores", json_integer(
+		    sqlite3_column_int64(st, 7)));
+		json_object_set_new(o, "cpu_model", ctext(st, 8));
+		json_object_set_new(o, "memory_mb", json_integer(
+		    sqlite3_column_int64(st, 9)));
+		t = json_loads((const char *)sqlite3_column_text(st, 10), 0,
+		    NULL);
+		json_object_set_new(o, "topology", t ? t : json_null());
+		json_object_set_new(o, "state", ctext(st, 11));
+		json_object_set_new(o, "job", sqlite3_column_type(st, 12) ==
+		    SQLITE_NULL ? json_null() :
+		    json_integer(sqlite3_column_int64(st, 12)));
+		json_object_set_new(o, "registered", json_integer(
+		    sqlite3_column_int64(st, 13)));
+		json_object_set_new(o, "last_seen", json_integer(
+		    sqlite3_column_int64(st, 14)));
+		json_array_append_new(*out, o);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("db: %s", sqlite3_errmsg(db_handle(db)));
+	return 0;
+}
+
+int
+db_kernel_insert(struct db *db, const char *sha, long long size,
+    const char *path, const char *release, const char *note, long long *id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	st = prep(db, "INSERT INTO kernels (sha256, size, path, release, note, "
+	    "created) VALUES (?,?,?,?,?,strftime('%s','now')) "
+	    "ON CONFLICT(sha256) DO NOTHING");
+	if (st == NULL)
+		return -1;
+	btext(st, 1, sha);
+	sqlite3_bind_int64(st, 2, size);
+	btext(st, 3, path);
+	btext(st, 4, release);
+	btext(st, 5, note);
+	if (done(db, st) == -1)
+		return -1;
+	if ((st = prep(db, "SELECT id FROM kernels WHERE sha256=?")) == NULL)
+		return -1;
+	btext(st, 1, sha);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : error("db: kernel %s vanished", sha);
+}
+
+int
+db_kernel_get(struct db *db, long long id, char **sha, long long *size,
+    char **path)
+{
+	sqlite3_stmt *st = prep(db, "SELECT sha256, size, path FROM kernels "
+	    "WHERE id=?");
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*sha = xstrdup((const char *)sqlite3_column_text(st, 0));
+		*size = sqlite3_column_int64(st, 1);
+		*path = xstrdup((const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : error("db: %s",
+	    sqlite3_errmsg(db_handle(db)));
+}
+
+int
+db_job_insert(struct db *db, const struct db_job_new *j, long long now,
+    long long *id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = prep(db, "SELECT 1 FROM kernels WHERE id=?")) == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->kernel_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : -1;
+	st = prep(db, "INSERT INTO jobs (kernel_id, matrix, cmdline, priority, "
+	    "comparison_id, side, boot, class, max_attempts, created, updated) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->kernel_id);
+	btext(st, 2, j->matrix);
+	btext(st, 3, j->cmdline ? j->cmdline : "");
+	sqlite3_bind_int(st, 4, j->priority);
+	if (j->comparison_id)
+		sqlite3_bind_int64(st, 5, j->comparison_id);
+	else
+		sqlite3_bind_null(st, 5);
+	btext(st, 6, j->side);
+	sqlite3_bind_int(st, 7, j->boot);
+	btext(st, 8, j->class);
+	sqlite3_bind_int(st, 9, j->max_attempts > 0 ? j->max_attempts : 3);
+	sqlite3_bind_int64(st, 10, now);
+	sqlite3_bind_int64(st, 11, now);
+	if (done(db, st) == -1)
+		return -1;
+	*id = sqlite3_last_insert_rowid(db_handle(db));
+	return 0;
+}
+
+/*
+ * Ends the current attempt of leased jobs matching `where` as expired and
+ * re-queues them (or fails them past max_attempts).  Inside a transaction.
+ */
+static int
+expire_where(struct db *db, const char *where, long long now,
+    const char *agent, int *n)
+{
+	sqlite3_stmt *st;
+	char *sql;
+	int rc;
+
+	sql = xasprintf("UPDATE job_attempts SET ended=?1, status='expired', "
+	    "reason='lease expired' WHERE ended IS NULL AND "
+	    "(job_id, attempt) IN (SELECT id, attempts FROM jobs WHERE "
+	    "state='leased' AND %s)", where);
+	st = prep(db, sql);
+	free(sql);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	if (agent)
+		btext(st, 2, agent);
+	if (done(db, st) == -1)
+		return -1;
+	sql = xasprintf("UPDATE agents SET state='idle', job_id=NULL WHERE "
+	    "job_id IN (SELECT id FROM jobs WHERE state='leased' AND %s)",
+	    where);
+	st = prep(db, sql);
+	free(sql);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	if (agent)
+		btext(st, 2, agent);
+	if (done(db, st) == -1)
+		return -1;
+	sql = xasprintf("UPDATE jobs SET "
+	    "state = CASE WHEN attempts >= max_attempts THEN 'failed' "
+	    "ELSE 'queued' END, "
+	    "reason = CASE WHEN attempts >= max_attempts THEN "
+	    "'lease expired ' || attempts || ' times: no agent finished it' "
+	    "ELSE 'lease of attempt ' || attempts || ' expired; re-queued' END, "
+	    "agent=NULL, lease_expires=NULL, progress=NULL, updated=?1 "
+	    "WHERE state='leased' AND %s", where);
+	st = prep(db, sql);
+	free(sql);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	if (agent)
+		btext(st, 2, agent);
+	rc = done(db, st);
+	if (n)
+		*n = sqlite3_changes(db_handle(db));
+	return rc;
+}
+
+int
+db_job_expire(struct db *db, long long now, int *n)
+{
+	if (db_begin(db) == -1)
+		return -1;
+	if (expire_where(db, "lease_expires < ?1", now, NULL, n) == -1) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db);
+}
+
+int
+db_job_lease(struct db *db, const char *agent, const char *class,
+    long long now, int lease_seconds, json_t **job)
+{
+	sqlite3_stmt *st = NULL;
+	long long id, kid;
+	int attempt, rc;
+	json_t *k;
+
+	*job = NULL;
+	if (db_begin(db) == -1)
+		return -1;
+	if (expire_where(db, "lease_expires < ?1", now, NULL, NULL) == -1 ||
+	    expire_where(db, "?1 = ?1 AND agent = ?2", now, agent, NULL) == -1)
+		goto fail;
+	st = prep(db, "SELECT j.id, j.attempts + 1, j.matrix, j.cmdline, "
+	    "k.id, k.sha256, k.size FROM jobs j JOIN kernels k ON "
+	    "k.id = j.kernel_id WHERE j.state='queued' AND (j.class IS NULL "
+	    "OR j.class = ?) ORDER BY j.priority DESC, j.id LIMIT 1");
+	if (st == NULL)
+		goto fail;
+	btext(st, 1, class);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		if (db_commit(db) == -1)
+			return -1;
+		return 1;
+	}
+	if (rc != SQLITE_ROW) {
+		error("db: %s", sqlite3_errmsg(db_handle(db)));
+		goto fail;
+	}
+	id = sqlite3_column_int64(st, 0);
+	attempt = sqlite3_column_int(st, 1);
+	kid = sqlite3_column_int64(st, 4);
+	k = json_object();
+	json_object_set_new(k, PROTO_ID, json_integer(kid));
+	json_object_set_new(k, PROTO_SHA256, ctext(st, 5));
+	json_object_set_new(k, PROTO_SIZE, json_integer(
+	    sqlite3_column_int64(st, 6)));
+	json_object_set_new(k, PROTO_URL, json_sprintf(PROTO_PATH_KERNELS
+	    "%lld/bzImage", kid));
+	*job = json_object();
+	json_object_set_new(*job, PROTO_ID, json_integer(id));
+	json_object_set_new(*job, PROTO_ATTEMPT, json_integer(attempt));
+	json_object_set_new(*job, PROTO_KERNEL, k);
+	json_object_set_new(*job, PROTO_MATRIX, ctext(st, 2));
+	json_object_set_new(*job, PROTO_CMDLINE, ctext(st, 3));
+	json_object_set_new(*job, PROTO_LEASE_SECONDS,
+	    json_integer(lease_seconds));
+	sqlite3_finalize(st);
+	st = prep(db, "UPDATE jobs SET state='leased', attempts=?, agent=?, "
+	    "lease_expires=?, progress='leased', updated=? WHERE id=?");
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int(st, 1, attempt);
+	btext(st, 2, agent);
+	sqlite3_bind_int64(st, 3, now + lease_seconds);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_int64(st, 5, id);
+	if (done(db, st) == -1)
+		goto fail;
+	st = prep(db, "INSERT INTO job_attempts (job_id, attempt, agent, "
+	    "started) VALUES (?,?,?,?)");
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, attempt);
+	btext(st, 3, agent);
+	sqlite3_bind_int64(st, 4, now);
+	if (done(db, st) == -1)
+		goto fail;
+	st = prep(db, "UPDATE agents SET state='busy', job_id=?, last_seen=? "
+	    "WHERE name=?");
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	btext(st, 3, agent);
+	if (done(db, st) == -1 || db_commit(db) == -1)
+		goto fail;
+	return 0;
+fail:
+	db_rollback(db);
+	json_decref(*job);
+	*job = NULL;
+	return -1;
+}
+
+int
+db_job_heartbeat(struct db *db, long long id, int attempt, const char *agent,
+    const char *progress, long long now, int lease_seconds)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE jobs SET lease_expires=?, "
+	    "progress=coalesce(?, progress), updated=? WHERE id=? AND "
+	    "state='leased' AND attempts=? AND agent=?");
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now + lease_seconds);
+	btext(st, 2, progress);
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_int64(st, 4, id);
+	sqlite3_bind_int(st, 5, attempt);
+	btext(st, 6, agent);
+	if (done(db, st) == -1)
+		return -1;
+	return sqlite3_changes(db_handle(db)) ? 0 : 1;
+}
+
+static int
+insert_samples(struct db *db, long long id, int attempt, const json_t *arr,
+    int profiles)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	st = prep(db, profiles ?
+	    "INSERT INTO lock_profiles (job_id, attempt, workload, profile) "
+	    "VALUES (?1,?2,?3,?4)" :
+	    "INSERT INTO samples (job_id, attempt, workload, params, "
+	    "iteration, metric, value, unit, better) VALUES "
+	    "(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+	if (st == NULL)
+		return -1;
+	for (i = 0; i < json_array_size(arr); i++) {
+		const json_t *s = json_array_get(arr, i);
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, attempt);
+		btext(st, 3, json_string_value(json_object_get(s,
+		    PROTO_S_WORKLOAD)));
+		if (profiles) {
+			char *text = json_dumps(s, JSON_COMPACT);
+
+			btext(st, 4, text);
+			free(text);
+		} else {
+			btext(st, 4, json_string_value(json_object_get(s,
+			    PROTO_S_PARAMS)));
+			sqlite3_bind_int64(st, 5, json_integer_value(
+			    json_object_get(s, PROTO_S_ITERATION)));
+			btext(st, 6, json_string_value(json_object_get(s,
+			    PROTO_S_METRIC)));
+			sqlite3_bind_double(st, 7, json_number_value(
+			    json_object_get(s, PROTO_S_VALUE)));
+			btext(st, 8, json_string_value(json_object_get(s,
+			    PROTO_S_UNIT)));
+			btext(st, 9, json_string_value(json_object_get(s,
+			    PROTO_S_BETTER)));
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			error("db: %s", sqlite3_errmsg(db_handle(db)));
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+db_job_store(struct db *db, long long id, const json_t *up,
+    const char *console, long long now)
+{
+	int attempt = (int)json_integer_value(json_object_get(up,
+	    PROTO_ATTEMPT));
+	const char *agent = json_string_value(json_object_get(up, PROTO_AGENT));
+	const char *status = json_string_value(json_object_get(up,
+	    PROTO_STATUS));
+	sqlite3_stmt *st;
+	char *topo = NULL;
+	int rc, ret = -1, ended, cur;
+	const char *state, *holder;
+
+	if (db_begin(db) == -1)
+		return -1;
+	if ((st = prep(db, "SELECT state, attempts, agent FROM jobs "
+	    "WHERE id=?")) == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			goto fail;
+		db_rollback(db);
+		return DB_UNKNOWN_JOB;
+	}
+	state = (const char *)sqlite3_column_text(st, 0);
+	cur = sqlite3_column_int(st, 1);
+	holder = (const char *)sqlite3_column_text(st, 2);
+	int held = strcmp(state, "leased") == 0 && cur == attempt && holder &&
+	    strcmp(holder, agent) == 0;
+	sqlite3_finalize(st);
+	if ((st = prep(db, "SELECT ended IS NOT NULL AND status != 'expired' "
+	    "FROM job_attempts WHERE job_id=? AND attempt=?")) == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, attempt);
+	rc = sqlite3_step(st);
+	ended = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (ended) {
+		db_rollback(db);
+		return DB_DUPLICATE;
+	}
+	if (!held) {
+		db_rollback(db);
+		return DB_NOT_HOLDER;
+	}
+	if (json_object_get(up, PROTO_TOPOLOGY))
+		topo = json_dumps(json_object_get(up, PROTO_TOPOLOGY),
+		    JSON_COMPACT | JSON_SORT_KEYS);
+	st = prep(db, "UPDATE job_attempts SET ended=?, status=?, reason=?, "
+	    "boot_seconds=?, topology=?, console=? WHERE job_id=? AND "
+	    "attempt=?");
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, now);
+	btext(st, 2, status);
+	btext(st, 3, json_string_value(json_object_get(up, PROTO_REASON)));
+	if (json_is_number(json_object_get(up, PROTO_BOOT_SECONDS)))
+		sqlite3_bind_double(st, 4, json_number_value(json_object_get(up,
+		    PROTO_BOOT_SECONDS)));
+	else
+		sqlite3_bind_null(st, 4);
+	btext(st, 5, topo);
+	btext(st, 6, console);
+	sqlite3_bind_int64(st, 7, id);
+	sqlite3_bind_int(st, 8, attempt);
+	if (done(db, st) == -1)
+		goto fail;
+	if (insert_samples(db, id, attempt, json_object_get(up, PROTO_SAMPLES),
+	    0) == -1 || insert_samples(db, id, attempt, json_object_get(up,
+	    PROTO_PROFILES), 1) == -1)
+		goto fail;
+	st = prep(db, "UPDATE jobs SET state=?, reason=?, agent=NULL, "
+	    "lease_expires=NULL, progress=NULL, updated=? WHERE id=?");
+	if (st == NULL)
+		goto fail;
+	btext(st, 1, status);
+	btext(st, 2, json_string_value(json_object_get(up, PROTO_REASON)));
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_int64(st, 4, id);
+	if (done(db, st) == -1)
+		goto fail;
+	st = prep(db, "UPDATE agents SET state='idle', job_id=NULL, "
+	    "last_seen=? WHERE name=?");
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, now);
+	btext(st, 2, agent);
+	if (done(db, st) == -1 || db_commit(db) == -1)
+		goto fail;
+	ret = DB_STORED;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	free(topo);
+	return ret;
+}
+
+static json_t *
+job_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(sqlite3_column_int64(st, 0)));
+	json_object_set_new(o, "kernel", json_integer(
+	    sqlite3_column_int64(st, 1)));
+	json_object_set_new(o, "state", ctext(st, 2));
+	json_object_set_new(o, "attempts", json_integer(
+	    sqlite3_column_int(st, 3)));
+	json_object_set_new(o, "agent", ctext(st, 4));
+	json_object_set_new(o, "lease_expires", sqlite3_column_type(st, 5) ==
+	    SQLITE_NULL ? json_null() : json_integer(
+	    sqlite3_column_int64(st, 5)));
+	json_object_set_new(o, "progress", ctext(st, 6));
+	json_object_set_new(o, "reason", ctext(st, 7));
+	json_object_set_new(o, "priority", json_integer(
+	    sqlite3_column_int(st, 8)));
+	json_object_set_new(o, "comparison", sqlite3_column_type(st, 9) ==
+	    SQLITE_NULL ? json_null() : json_integer(
+	    sqlite3_column_int64(st, 9)));
+	json_object_set_new(o, "side", ctext(st, 10));
+	json_object_set_new(o, "boot", json_integer(
+	    sqlite3_column_int(st, 11)));
+	json_object_set_new(o, "created", json_integer(
+	    sqlite3_column_int64(st, 12)));
+	json_object_set_new(o, "updated", json_integer(
+	    sqlite3_column_int64(st, 13)));
+	json_object_set_new(o, "matrix", ctext(st, 14));
+	json_object_set_new(o, "cmdline", ctext(st, 15));
+	json_object_set_new(o, "kernel_sha256", ctext(st, 16));
+	return o;
+}
+
+#define JOB_COLS "j.id, j.kernel_id, j.state, j.attempts, j.agent, " \
+	"j.lease_expires, j.progress, j.reason, j.priority, j.comparison_id, " \
+	"j.side, j.boot, j.created, j.updated, j.matrix, j.cmdline, k.sha256 " \
+	"FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
+
+int
+db_job_get(struct db *db, long long id, json_t **out)
+{
+	sqlite3_stmt *st = prep(db, "SELECT " JOB_COLS " WHERE j.id=?");
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = job_row(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : -1;
+	st = prep(db, "SELECT a.attempt, a.agent, a.started, a.ended, "
+	    "a.status, a.reason, a.boot_seconds, a.topology, a.console, "
+	    "(SELECT count(*) FROM samples s WHERE s.job_id=a.job_id AND "
+	    "s.attempt=a.attempt), (SELECT count(*) FROM lock_profiles p "
+	    "WHERE p.job_id=a.job_id AND p.attempt=a.attempt) "
+	    "FROM job_attempts a WHERE a.job_id=? ORDER BY a.attempt");
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	arr = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *a = json_object(), *t = NULL;
+
+		json_object_set_new(a, "attempt", json_integer(
+		    sqlite3_column_int(st, 0)));
+		json_object_set_new(a, "agent", ctext(st, 1));
+		json_object_set_new(a, "started", json_integer(
+		    sqlite3_column_int64(st, 2)));
+		json_object_set_new(a, "ended", sqlite3_column_type(st, 3) ==
+		    SQLITE_NULL ? json_null() : json_integer(
+		    sqlite3_column_int64(st, 3)));
+		json_object_set_new(a, "status", ctext(st, 4));
+		json_object_set_new(a, "reason", ctext(st, 5));
+		json_object_set_new(a, "boot_seconds", sqlite3_column_type(st,
+		    6) == SQLITE_NULL ? json_null() : json_real(
+		    sqlite3_column_double(st, 6)));
+		if (sqlite3_column_text(st, 7))
+			t = json_loads((const char *)sqlite3_column_text(st, 7),
+			    0, NULL);
+		json_object_set_new(a, "topology", t ? t : json_null());
+		json_object_set_new(a, "console", json_boolean(
+		    sqlite3_column_type(st, 8) != SQLITE_NULL));
+		json_object_set_new(a, "samples", json_integer(
+		    sqlite3_column_int64(st, 9)));
+		json_object_set_new(a, "profiles", json_integer(
+		    sqlite3_column_int64(st, 10)));
+		json_array_append_new(arr, a);
+	}
+	sqlite3_finalize(st);
+	json_object_set_new(*out, "attempts_detail", arr);
+	return 0;
+}
+
+int
+db_job_list(struct db *db, int max, json_t **out)
+{
+	sqlite3_stmt *st = prep(db, "SELECT " JOB_COLS
+	    " ORDER BY j.id DESC LIMIT ?");
+
+	*out = json_array();
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int(st, 1, max);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(*out, job_row(st));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+db_job_results(struct db *db, long long id, json_t **samples,
+    json_t **profiles)
+{
+	sqlite3_stmt *st;
+
+	*samples = json_array();
+	*profiles = json_array();
+	st = prep(db, "SELECT workload, params, iteration, metric, value, "
+	    "unit, better, attempt FROM samples WHERE job_id=? ORDER BY id");
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *s = json_object();
+
+		json_object_set_new(s, PROTO_S_WORKLOAD, ctext(st, 0));
+		json_object_set_new(s, PROTO_S_PARAMS, ctext(st, 1));
+		json_object_set_new(s, PROTO_S_ITERATION, json_integer(
+		    sqlite3_column_int64(st, 2)));
+		json_object_set_new(s, PROTO_S_METRIC, ctext(st, 3));
+		json_object_set_new(s, PROTO_S_VALUE, json_real(
+		    sqlite3_column_double(st, 4)));
+		json_object_set_new(s, PROTO_S_UNIT, ctext(st, 5));
+		json_object_set_new(s, PROTO_S_BETTER, ctext(st, 6));
+		json_object_set_new(s, PROTO_ATTEMPT, json_integer(
+		    sqlite3_column_int(st, 7)));
+		json_array_append_new(*samples, s);
+	}
+	sqlite3_finalize(st);
+	st = prep(db, "SELECT profile FROM lock_profiles WHERE job_id=? "
+	    "ORDER BY id");
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *p = json_loads((const char *)sqlite3_column_text(st, 0),
+		    0, NULL);
+
+		if (p)
+			json_array_append_new(*profiles, p);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+db_job_console(struct db *db, long long id, int attempt, char **path)
+{
+	sqlite3_stmt *st = prep(db, "SELECT console FROM job_attempts WHERE "
+	    "job_id=? AND attempt=? AND console IS NOT NULL");
+	int rc;
+
+	*path = NULL;
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, attempt);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*path = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
