@@ -1,0 +1,48 @@
+#!/bin/sh
+# bench-stats: figures for the statistics (issue 5), on generated data.
+#   - A/A false-positive rate and the power for +2%, +5%, +10% shifts at a
+#     few noise levels (boot-to-boot + run-to-run) and boots per side,
+#     with the daemon's decision rule (t-stats --bench);
+#   - time per comparison, in the simulation and end to end through
+#     `kperfci stats compare` on a file of a typical matrix.
+# KPERFCI_STATS_BENCH_REPS (default 400) comparisons per cell.
+set -eu
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+: "${KPERFCI_BIN:=$SRC/bin}"
+case "$KPERFCI_BIN" in
+*/build/san/bin) T_STATS=$SRC/build/san/tests/t-stats ;;
+*) T_STATS=$SRC/build/std/tests/t-stats ;;
+esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/kperfci-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+echo "== decision rule on generated data (t-stats --bench)"
+"$T_STATS" --bench
+
+echo
+echo "== kperfci stats compare on a 20-series matrix, 12 boots x 5 runs per side"
+cat >"$T/gen.py" <<'PY'
+import json, random, sys
+r = random.Random(int(sys.argv[2]))
+with open(sys.argv[1], "w") as f:
+    for boot in range(12):
+        for s in range(20):
+            bf = 1 + 0.02 * r.gauss(0, 1)
+            for it in range(5):
+                f.write(json.dumps({"boot": boot, "workload": "w%d" % (s // 4),
+                    "params": "tasks=%d" % (s % 4), "iteration": it, "metric": "m",
+                    "value": 1000 * bf * (1 + 0.02 * r.gauss(0, 1)),
+                    "unit": "ops/s", "better": "higher"}) + "\n")
+PY
+python3 "$T/gen.py" "$T/base.jsonl" 1
+python3 "$T/gen.py" "$T/test.jsonl" 2
+n=5
+start=$(date +%s.%N)
+i=0
+while [ $i -lt $n ]; do
+	"$KPERFCI_BIN/kperfci" stats compare --base "$T/base.jsonl" \
+	    --test "$T/test.jsonl" --json >/dev/null
+	i=$((i + 1))
+done
+end=$(date +%s.%N)
+python3 -c "import sys; t=(float(sys.argv[2])-float(sys.argv[1]))/int(sys.argv[3]); print('%.3f s per 20-series comparison (%.1f ms per series, parse included)' % (t, t*1000/20))" "$start" "$end" "$n"
