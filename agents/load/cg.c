@@ -61,7 +61,7 @@ cg_try_mount(const char *why)
 static int
 cg_find_home(void)
 {
-	char line[PATH_MAX], *text, *p;
+	char line[PATH_MAX - 64], *text, *p;
 
 	text = load_read_all("/proc/self/cgroup", 1 << 16, NULL);
 	if (!text)

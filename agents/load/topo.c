@@ -219,7 +219,7 @@ topo_load(struct load_topo *t, const char *root)
 	t->ncpus = n;
 	for (i = 0; i < n; i++) {
 		struct load_cpu *c = &t->cpus[i];
-		char base[PATH_MAX];
+		char base[PATH_MAX - 64];
 
 		c->id = online[i];
 		c->node = -1;

@@ -383,7 +383,7 @@ void
 wl_task_fail(struct wl_task *t, const char *fmt, ...)
 {
 	struct wl_shared *sh = t->group->sh;
-	char msg[512];
+	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);

@@ -3,7 +3,8 @@
  * and free memory inside ONE memcg, the pattern where folio_batch_move_lru()
  * (fault in: LRU add) and folios_put_refs() (free) fight over the memcg's
  * lruvec lru_lock.  anon: a private anonymous chunk per thread, touched then
- * MADV_DONTNEED; shmem: a memfd chunk per thread, touched through a shared
+ * MADV_DONTNEED (or, on a kernel without madvise(2), a fresh MAP_FIXED
+ * mapping over it); shmem: a memfd chunk per thread, touched through a shared
  * mapping then freed with fallocate(PUNCH_HOLE).  Each iteration runs in a
  * freshly created memcg (the seed averages over 7 fresh memcgs per run);
  * the metric is pages faulted in (and freed) per second over all threads.
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +21,8 @@
 #include "agents/load/cg.h"
 #include "agents/load/util.h"
 #include "agents/load/wl.h"
+
+#define FF_ALIGN	(2UL << 20)
 
 struct ff_arg {
 	int	 shmem;
@@ -30,19 +34,32 @@ ff_task(struct wl_task *t)
 {
 	struct ff_arg *a = t->arg;
 	size_t pg = (size_t)getpagesize(), npages = a->size / pg, i;
-	char *p;
-	int fd = -1;
+	char *p, *res;
+	int fd = -1, no_madvise = 0;
 
+	/*
+	 * Each thread's chunk starts on its own 2 MiB boundary, in a region
+	 * of its own: chunks of different threads never share a page table
+	 * page, so its split PTE lock is not what they contend on.
+	 */
+	res = mmap(NULL, a->size + FF_ALIGN, PROT_NONE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED) {
+		wl_task_fail(t, "mmap of %zu bytes: %s", a->size, strerror(errno));
+		return;
+	}
+	p = (char *)(((uintptr_t)res + FF_ALIGN - 1) & ~(uintptr_t)(FF_ALIGN - 1));
 	if (a->shmem) {
 		fd = memfd_create("kperfci-fault-free", MFD_CLOEXEC);
 		if (fd < 0 || ftruncate(fd, a->size) < 0) {
 			wl_task_fail(t, "memfd of %zu bytes: %s", a->size, strerror(errno));
 			goto out;
 		}
-		p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		p = mmap(p, a->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		    fd, 0);
 	} else {
-		p = mmap(NULL, a->size, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		p = mmap(p, a->size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	}
 	if (p == MAP_FAILED) {
 		wl_task_fail(t, "mmap of %zu bytes: %s", a->size, strerror(errno));
@@ -57,14 +74,25 @@ ff_task(struct wl_task *t)
 				wl_task_fail(t, "fallocate punch hole: %s", strerror(errno));
 				break;
 			}
-		} else if (madvise(p, a->size, MADV_DONTNEED) < 0) {
-			wl_task_fail(t, "madvise(MADV_DONTNEED): %s", strerror(errno));
+		} else if (!no_madvise && madvise(p, a->size, MADV_DONTNEED) < 0) {
+			/* kernels without ADVISE_SYSCALLS (tinyconfig): map a
+			   fresh anonymous range over it, which frees the pages */
+			if (errno != ENOSYS) {
+				wl_task_fail(t, "madvise(MADV_DONTNEED): %s", strerror(errno));
+				break;
+			}
+			no_madvise = 1;
+		}
+		if (!a->shmem && no_madvise && mmap(p, a->size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+			wl_task_fail(t, "mmap(MAP_FIXED) of %zu bytes: %s", a->size,
+			    strerror(errno));
 			break;
 		}
 		__atomic_add_fetch(t->count, npages, __ATOMIC_RELAXED);
 	}
-	munmap(p, a->size);
 out:
+	munmap(res, a->size + FF_ALIGN);
 	if (fd >= 0)
 		close(fd);
 }

@@ -38,7 +38,7 @@ fr_reader(const char *dir, int nfiles, size_t size, int cpu, int rfd)
 	if (read(rfd, &c, 1) != 1)
 		return -1;
 	for (j = 0; j < nfiles; j++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, j);
+		snprintf(path, sizeof(path), "%.3000s/f%d", dir, j);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || write(fd, buf, size) != (ssize_t)size)
 			return load_err("file-read: cannot write %s: %s", path,
@@ -46,7 +46,7 @@ fr_reader(const char *dir, int nfiles, size_t size, int cpu, int rfd)
 		close(fd);
 	}
 	for (j = 0; j < nfiles; j++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, j);
+		snprintf(path, sizeof(path), "%.3000s/f%d", dir, j);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || read(fd, buf, size) < 0)
 			return load_err("file-read: cannot read %s: %s", path,
@@ -54,14 +54,14 @@ fr_reader(const char *dir, int nfiles, size_t size, int cpu, int rfd)
 		close(fd);
 	}
 	for (j = 0; j < nfiles; j++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, j);
+		snprintf(path, sizeof(path), "%.3000s/f%d", dir, j);
 		if (stat(path, &st) < 0 || unlink(path) < 0)
 			return load_err("file-read: cannot unlink %s: %s", path,
 			    strerror(errno));
 	}
 	/* negative dentries: names looked up after they are gone */
 	for (j = 0; j < nfiles; j++) {
-		snprintf(path, sizeof(path), "%s/f%d", dir, j);
+		snprintf(path, sizeof(path), "%.3000s/f%d", dir, j);
 		stat(path, &st);
 	}
 	free(buf);
@@ -92,7 +92,7 @@ fr_iteration(struct wl_run *r, int it, const char *top, const int *cpus,
 	for (i = 0; i < groups; i++)
 		wfd[i] = -1;
 	for (i = 0; i < groups; i++) {
-		snprintf(dir, sizeof(dir), "%s/g%d", top, i);
+		snprintf(dir, sizeof(dir), "%.3000s/g%d", top, i);
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			load_err("file-read: cannot create %s: %s", dir, strerror(errno));
 			goto out;
@@ -151,7 +151,7 @@ out:
 			wl_wait(pids[i], "file-read reader");
 		if (cgs[i].path[0] && cg_destroy(&cgs[i]) < 0)
 			rc = -1;
-		snprintf(dir, sizeof(dir), "%s/g%d", top, i);
+		snprintf(dir, sizeof(dir), "%.3000s/g%d", top, i);
 		rmdir(dir);
 	}
 	free(cgs);
@@ -168,7 +168,7 @@ fr_run(struct wl_run *r)
 
 	if (wl_get_tasks(r, "tasks", &cpus, &n) < 0)
 		return -1;
-	snprintf(top, sizeof(top), "%s/kperfci-file-read-%d", wl_get(r, "dir"),
+	snprintf(top, sizeof(top), "%.3000s/kperfci-file-read-%d", wl_get(r, "dir"),
 	    (int)getpid());
 	if (mkdir(top, 0755) < 0) {
 		load_err("file-read: cannot create %s: %s", top, strerror(errno));
