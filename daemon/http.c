@@ -149,6 +149,56 @@ http_content_type_is(const struct http_req *r, const char *type)
 	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
+static int
+http_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *
+http_form_field(const struct http_req *r, const char *name)
+{
+	const char *p = r->body.data, *end, *stop;
+	size_t nl = strlen(name);
+	struct buf v = BUF_INIT(8192);
+
+	if (!p)
+		return NULL;
+	stop = p + r->body.len;
+	while (p < stop) {
+		end = memchr(p, '&', stop - p);
+		if (!end)
+			end = stop;
+		if ((size_t)(end - p) > nl && !strncmp(p, name, nl) &&
+		    p[nl] == '=') {
+			for (p += nl + 1; p < end; p++) {
+				if (*p == '+')
+					buf_addch(&v, ' ');
+				else if (*p == '%' && end - p >= 3 &&
+				    http_hex(p[1]) >= 0 && http_hex(p[2]) >= 0) {
+					buf_addch(&v, http_hex(p[1]) * 16 +
+					    http_hex(p[2]));
+					p += 2;
+				} else
+					buf_addch(&v, *p);
+			}
+			if (v.overflow) {
+				buf_release(&v);
+				return NULL;
+			}
+			return buf_detach(&v, NULL);
+		}
+		p = end + 1;
+	}
+	return NULL;
+}
+
 int
 http_param_id(const struct http_req *r, struct http_resp *resp,
     const char *name, long long *out)

@@ -95,6 +95,11 @@ void	 http_resp_release(struct http_resp *);
 const char *http_query(const struct http_req *, const char *name);
 const char *http_header(const struct http_req *, const char *name);
 const char *http_param(const struct http_req *, const char *name);
+/*
+ * A field of an application/x-www-form-urlencoded body, decoded ('+' and
+ * %XX), malloc'd; NULL when absent or longer than 8 KiB.
+ */
+char	*http_form_field(const struct http_req *, const char *name);
 /* Content-Type without parameters, lower case compare: 1 if it is `type`. */
 int	 http_content_type_is(const struct http_req *, const char *type);
 

@@ -173,12 +173,11 @@ pipeline_from_states(size_t *n)
 	return states;
 }
 
-int
-pipeline_run_once(struct db *db)
+static int
+pipeline_run_pass(struct db *db, const char **states, size_t n)
 {
 	int64_t ids[PIPELINE_MAX_IDS];
-	size_t nids, n, i;
-	const char **states = pipeline_from_states(&n);
+	size_t nids, i;
 	int ran = 0, waited;
 	int stop = 0;
 
@@ -188,6 +187,21 @@ pipeline_run_once(struct db *db)
 	for (i = 0; i < nids; i++)
 		ran += pipeline_run_series(db, ids[i], &stop, &waited);
 	return ran;
+}
+
+int
+pipeline_run_once(struct db *db)
+{
+	size_t n;
+	const char **states = pipeline_from_states(&n);
+
+	return pipeline_run_pass(db, states, n);
+}
+
+int
+pipeline_run_stage(struct db *db, const char *from)
+{
+	return pipeline_run_pass(db, &from, 1);
 }
 
 static void *

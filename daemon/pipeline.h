@@ -60,6 +60,9 @@ void	 pipeline_stop(void);
  * stage run once.  Returns how many stages ran.  For tests and -n checks.
  */
 int	 pipeline_run_once(struct db *);
+/* The same for the one stage starting at from_state (unit tests of a
+   stage that must not run the stages after it). */
+int	 pipeline_run_stage(struct db *, const char *from_state);
 
 /* 1 if no stage row starts from state (the series rests there). */
 int	 pipeline_state_is_final(const char *state);

@@ -109,45 +109,6 @@ ui_index(struct http_req *req, struct http_resp *resp)
 	return 0;
 }
 
-/* application/x-www-form-urlencoded field `name`, decoded, or NULL. */
-static char *
-ui_form_field(const struct buf *body, const char *name)
-{
-	const char *p = body->data, *end;
-	size_t nl = strlen(name);
-	struct buf v = BUF_INIT(8192);
-
-	if (!p)
-		return NULL;
-	while (*p) {
-		end = p + strcspn(p, "&");
-		if ((size_t)(end - p) > nl && !strncmp(p, name, nl) &&
-		    p[nl] == '=') {
-			for (p += nl + 1; p < end; p++) {
-				if (*p == '+') {
-					buf_addch(&v, ' ');
-				} else if (*p == '%' && end - p >= 3 &&
-				    strspn(p + 1, "0123456789abcdefABCDEF") >= 2) {
-					char hex[3] = { p[1], p[2], 0 };
-
-					buf_addch(&v, (int)strtol(hex, NULL,
-					    16));
-					p += 2;
-				} else {
-					buf_addch(&v, *p);
-				}
-			}
-			if (v.overflow) {
-				buf_release(&v);
-				return NULL;
-			}
-			return buf_detach(&v, NULL);
-		}
-		p = *end ? end + 1 : end;
-	}
-	return NULL;
-}
-
 static int
 ui_submit(struct http_req *req, struct http_resp *resp)
 {
@@ -156,9 +117,9 @@ ui_submit(struct http_req *req, struct http_resp *resp)
 	long long id;
 	long v = 0;
 
-	url = ui_form_field(&req->body, "url");
-	ver = ui_form_field(&req->body, "version");
-	base = ui_form_field(&req->body, "base");
+	url = http_form_field(req, "url");
+	ver = http_form_field(req, "version");
+	base = http_form_field(req, "base");
 	if (!url || !*url) {
 		html_error_page(resp, 400, "missing field \"url\": give the "
 		    "lore URL of a message of the series");

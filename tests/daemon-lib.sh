@@ -10,6 +10,9 @@
 #   kd_stop                   SIGTERM, waits for the exit; returns its status
 #   kd_wait_state ID STATE... [SECONDS]  polls /api/v1/series/ID until its
 #                             state is one of STATE (default 30 s)
+#   kd_wait_rest ID [SECONDS] polls until the series rests (its "final" is
+#                             true: fetched before the build stages exist,
+#                             done, failed)
 #   jfield JSON_FILE EXPR     prints a jq expression's raw value
 #
 # The daemon is stopped at exit.
@@ -69,6 +72,18 @@ kd_wait_state() {
 		i=$((i + 1))
 	done
 	echo "# series $id is '$st', not one of: $want"
+	return 1
+}
+
+kd_wait_rest() {
+	i=0
+	while [ $i -lt $((${2:-30} * 10)) ]; do
+		[ "$(curl -fs "$KD_URL/api/v1/series/$1" | jq -r .final)" = true ] &&
+		    return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# series $1 did not come to rest"
 	return 1
 }
 

@@ -76,9 +76,11 @@ is "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$KD_URL/api/v1/series/1"
 is "$(post @"$SRC/tests/fixtures/threads/rerolls.mbox" application/mbox)" \
     202 "mbox upload: 202"
 UP=$(jfield "$T/r.json" .id)
-ok "upload reaches fetched" kd_wait_state "$UP" fetched
+# later stages (apply, build) may move it on; the fetch result stays
+ok "upload is fetched" kd_wait_state "$UP" fetched applied built running done
 curl -s "$KD_URL/api/v1/series/$UP" >"$T/up.json"
 is "$(jfield "$T/up.json" '.patches | length')" 3 "upload: 3 patches"
+is "$(jfield "$T/up.json" .version)" 3 "upload: newest revision v3"
 is "$(post "{\"url\": \"http://127.0.0.1:$LORE_PORT/linux-mm/x@y/\"}")" 202 \
     "allowlisted URL: 202"
 BAD=$(jfield "$T/r.json" .id)
@@ -91,12 +93,22 @@ like "state-failed" "$T/bad.html" "page shows failed"
 # the CLI
 K="$KPERFCI_BIN/kperfci"
 "$K" -s "$KD_URL" submit --mbox "$SRC/tests/fixtures/threads/basic.mbox" \
-    >"$T/cli.out" 2>&1
-is "$?" 0 "kperfci submit --mbox follows to a rest"
-like "^fetched$" "$T/cli.out" "CLI printed the state"
+    >"$T/cli.out" 2>"$T/cli.err"
+CLI_RC=$?
 CLI_ID=$(head -1 "$T/cli.out")
+curl -s "$KD_URL/api/v1/series/$CLI_ID" >"$T/cli.json"
+is "$(jfield "$T/cli.json" .final)" true \
+    "kperfci submit --mbox followed the series to a rest"
+LAST=$(grep -E '^(queued|fetched|applied|built|running|done|failed)$' \
+    "$T/cli.out" "$T/cli.err" -h | tail -1)
+[ -z "$LAST" ] && grep -q "failed:" "$T/cli.err" && LAST=failed
+is "$LAST" "$(jfield "$T/cli.json" .state)" "CLI's last state is the stored one"
+is "$CLI_RC" "$([ "$LAST" = failed ] && echo 1 || echo 0)" \
+    "CLI exit status: 0 unless failed"
+ok "the CLI's series has its patches" \
+    test "$(jfield "$T/cli.json" '.patches | length')" -ge 1
 KPERFCI_SERVER="$KD_URL" "$K" status "$CLI_ID" >"$T/st.out" 2>&1
-like "series $CLI_ID: fetched" "$T/st.out" "kperfci status ID (env server)"
+like "series $CLI_ID: $LAST" "$T/st.out" "kperfci status ID (env server)"
 "$K" -s "$KD_URL" status 999999 >"$T/st2.out" 2>&1
 is "$?" 1 "status of an unknown id fails"
 like "no series 999999" "$T/st2.out" "and says why"
@@ -105,6 +117,7 @@ is "$?" 1 "submit of an off-list URL fails"
 like "not on an allowed lore base" "$T/cli2.out" "CLI shows the server's reason"
 
 # ---- restart keeps states and resumes queued work --------------------
+ok "everything at rest before the restart" kd_wait_rest "$UP"
 curl -s "$KD_URL/api/v1/series" | jq -S '[.series[] | {id, state, error}]' \
     >"$T/before.json"
 ok "SIGTERM stops the daemon cleanly" kd_stop
@@ -118,6 +131,10 @@ ok "daemon restarts" kd_start
 curl -s "$KD_URL/api/v1/series" | jq -S "[.series[] | select(.id != $Q) |
     {id, state, error}]" >"$T/after.json"
 ok "states survive a restart" cmp "$T/before.json" "$T/after.json"
-ok "a queued series is resumed after a restart" kd_wait_state "$Q" fetched
+ok "a queued series is resumed after a restart" kd_wait_state "$Q" fetched \
+    applied built running done failed
+curl -s "$KD_URL/api/v1/series/$Q" >"$T/q.json"
+ok "the resumed series was fetched" \
+    test "$(jfield "$T/q.json" '.patches | length')" -ge 1
 kd_stop
 test_done

@@ -192,11 +192,12 @@ test_mbox_pipeline(void)
 	is_int(r.status, 202, "mbox upload accepted");
 	good = json_id(r.body);
 	res_free(&r);
-	ok(pipeline_run_once(app_db()) >= 1, "pipeline ran a stage");
+	ok(pipeline_run_stage(app_db(), "queued") >= 1,
+	    "pipeline ran the fetch stage");
 	snprintf(path, sizeof(path), "/api/v1/series/%lld", good);
 	before = call("GET", path, NULL, NULL, 0);
 	state = json_field(before.body, "state");
-	is_str(state, "fetched", "uploaded series rests at fetched");
+	is_str(state, "fetched", "fetch stage moved the upload to fetched");
 	free(state);
 	ok(strstr(before.body, "\"counter\": 3") != NULL,
 	    "patches stored and served");
@@ -212,7 +213,7 @@ test_mbox_pipeline(void)
 	r = call("POST", "/api/v1/series", "application/mbox", "", 0);
 	is_int(r.status, 400, "empty mbox refused");
 	res_free(&r);
-	pipeline_run_once(app_db());
+	pipeline_run_stage(app_db(), "queued");
 	snprintf(path, sizeof(path), "/api/v1/series/%lld", bad);
 	r = call("GET", path, NULL, NULL, 0);
 	state = json_field(r.body, "state");
@@ -237,8 +238,9 @@ test_mbox_pipeline(void)
 	ok(strstr(r.body, "mm: move LRU stat updates out of lru_lock") &&
 	    strstr(r.body, "Reviewed-by: Bob Reviewer &lt;bob@example.com&gt;"),
 	    "page lists patches and escaped trailers");
-	ok(!strstr(r.body, "http-equiv=\"refresh\""),
-	    "a resting series does not refresh");
+	ok((strstr(r.body, "http-equiv=\"refresh\"") == NULL) ==
+	    pipeline_state_is_final("fetched"),
+	    "the page refreshes exactly when the series is not at rest");
 	res_free(&r);
 	snprintf(path, sizeof(path), "/series/%lld", bad);
 	r = call("GET", path, NULL, NULL, 0);
@@ -270,6 +272,14 @@ test_ui(void)
 	is_int(r.status, 303, "form submit redirects");
 	ok(r.location && !strncmp(r.location, "/series/", 8),
 	    "redirect to the series page");
+	if (r.location) {
+		struct res page = call("GET", r.location, NULL, NULL, 0);
+
+		ok(strstr(page.body, "state-queued") &&
+		    strstr(page.body, "http-equiv=\"refresh\""),
+		    "a queued series' page refreshes itself");
+		res_free(&page);
+	}
 	res_free(&r);
 	r = call("POST", "/submit", "application/x-www-form-urlencoded", bad,
 	    strlen(bad));
