@@ -74,7 +74,7 @@ agent_conf_defaults(struct agent_conf *c)
 	set_str(&c->busybox, "/bin/busybox");
 	c->sockets = 2;
 	c->cores_per_socket = 2;
-	c->mem_per_node_mb = 512;
+	c->mem_per_node_mb = 1024;
 	set_str(&c->accel, "auto");
 	c->boot_timeout = 120;
 	c->job_timeout = 3600;
