@@ -33,6 +33,9 @@
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t build_cond = PTHREAD_COND_INITIALIZER;
 static int build_slots = 1, build_busy;
+/* Keys being built by some thread right now (guarded by build_lock). */
+#define BUILD_MAX_ACTIVE 64
+static char build_active[BUILD_MAX_ACTIVE][65];
 /* Exports and the "done" check-and-claim of one key are serialised. */
 static pthread_mutex_t build_export_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -84,6 +87,40 @@ build_slot_get(void)
 	while (build_busy >= build_slots)
 		pthread_cond_wait(&build_cond, &build_lock);
 	build_busy++;
+	pthread_mutex_unlock(&build_lock);
+}
+
+/* Marks key as being built, waiting while another thread builds it. */
+static void
+build_key_claim(const char *key)
+{
+	pthread_mutex_lock(&build_lock);
+	for (;;) {
+		int busy = 0, free_i = -1;
+
+		for (int i = 0; i < BUILD_MAX_ACTIVE; i++) {
+			if (!strcmp(build_active[i], key))
+				busy = 1;
+			else if (!build_active[i][0] && free_i < 0)
+				free_i = i;
+		}
+		if (!busy && free_i >= 0) {
+			memcpy(build_active[free_i], key, 65);
+			break;
+		}
+		pthread_cond_wait(&build_cond, &build_lock);
+	}
+	pthread_mutex_unlock(&build_lock);
+}
+
+static void
+build_key_release(const char *key)
+{
+	pthread_mutex_lock(&build_lock);
+	for (int i = 0; i < BUILD_MAX_ACTIVE; i++)
+		if (!strcmp(build_active[i], key))
+			build_active[i][0] = '\0';
+	pthread_cond_broadcast(&build_cond);
 	pthread_mutex_unlock(&build_lock);
 }
 
@@ -185,6 +222,27 @@ build_key(const char *commit, const char *config_hash, const char *compiler,
 	    compiler);
 	sha256_hex(b.data, b.len, out);
 	buf_release(&b);
+}
+
+int
+build_spec_key(const struct build_spec *spec, char out[65], struct buf *err)
+{
+	struct buf comp = BUF_INIT(4096);
+	char chash[65];
+	int rc = -1;
+
+	if (build_config_hash(spec->config, spec->fragments, spec->nfragments,
+	    chash, err) != 0)
+		goto out;
+	if (build_compiler_id(&comp) != 0) {
+		buf_addf(err, "cannot run gcc --version");
+		goto out;
+	}
+	build_key(spec->commit, chash, comp.data, out);
+	rc = 0;
+out:
+	buf_release(&comp);
+	return rc;
 }
 
 int
@@ -444,6 +502,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	const char *target = opts->target ? opts->target : "bzImage";
 	double start = build_now();
 	int rc = -1, have_slot = 0, kconfig_changed = 0, expected = 0;
+	int have_key = 0;
 	char jobs[32];
 	struct build_monitor mon;
 
@@ -470,6 +529,8 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	snprintf(res->dir, sizeof(res->dir), "%s/b/%s", opts->cache_dir,
 	    res->key);
 	done = xasprintf("%s/done", res->dir);
+	build_key_claim(res->key);
+	have_key = 1;
 	if (build_exists(done)) {
 		struct buf d = BUF_INIT(128);
 
@@ -649,8 +710,13 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 			}
 		}
 		if (ok && spec->nfragments && !spec->base_commit) {
+			/* merge_config.sh makes its temporary files in the
+			   current directory: run it in the writable kbuild. */
+			char *script = xasprintf("%s/scripts/kconfig/"
+			    "merge_config.sh", linux_dir);
+
 			merge = xcalloc(spec->nfragments + 8, sizeof(*merge));
-			merge[k++] = "scripts/kconfig/merge_config.sh";
+			merge[k++] = script;
 			merge[k++] = "-m";
 			merge[k++] = "-O";
 			merge[k++] = kbuild;
@@ -659,10 +725,11 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 				merge[k++] = frag_copies[i];
 			merge[k] = NULL;
 			timeout = opts->timeout_sec - (int)(build_now() - start);
-			if (build_step(opts, merge, res->dir, kbuild, linux_dir, log,
+			if (build_step(opts, merge, res->dir, kbuild, kbuild, log,
 			    timeout, &why) != 0)
 				ok = 0;
 			free(merge);
+			free(script);
 		}
 		if (ok) {
 			const char *mk[] = { "make", "-C", linux_dir, "O=kbuild",
@@ -779,6 +846,8 @@ failed:
 out:
 	if (have_slot)
 		build_slot_put();
+	if (have_key)
+		build_key_release(res->key);
 	buf_release(&err);
 	buf_release(&comp);
 	buf_release(&changed);

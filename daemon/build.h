@@ -88,8 +88,14 @@ int	build_compiler_id(struct buf *out);
 void	build_key(const char *commit, const char *config_hash,
 	    const char *compiler, char out[65]);
 
+/* The cache key build_run will use for spec (config hash and compiler
+   computed now).  0, or -1 with err. */
+int	build_spec_key(const struct build_spec *, char out[65], struct buf *err);
+
 /*
- * Builds spec (or finds it in the cache).  0 with res filled (artifacts in
+ * Builds spec (or finds it in the cache).  Two threads asking for the same
+ * key do not both build: the second waits for the first and then finds
+ * the result in the cache (or builds again if the first failed).  0 with res filled (artifacts in
  * res->dir), or -1 with res->error and res->log_tail saying why; a failed
  * build leaves no "done" file, so the next attempt starts over.
  */

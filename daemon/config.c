@@ -64,6 +64,24 @@ const struct config_key config_keys[] = {
 	{ "lore", "allow", CONFIG_LIST, NULL, check_http_url, 0 },
 
 	/* ---- [tree "NAME"], [build] (trees and builds) ---- */
+	/* A git URL fetched with the git CLI into path (default
+	   <data>/trees/NAME.git), or just a local repository path. */
+	{ "tree", "url", CONFIG_STR, NULL, NULL, 1 },
+	{ "tree", "path", CONFIG_STR, NULL, NULL, 1 },
+	{ "tree", "branch", CONFIG_STR, "master", NULL, 1 },
+	/* Base kernel config: a make target (tinyconfig, defconfig) or a
+	   file; fragments merged over it, relative to the share directory. */
+	{ "tree", "config", CONFIG_STR, "tinyconfig", NULL, 1 },
+	{ "tree", "fragment", CONFIG_LIST, NULL, NULL, 1 },
+	{ "tree", "fetch_timeout", CONFIG_INT, "3600", check_positive, 1 },
+	/* The tree series are applied to (default: the first [tree]). */
+	{ "build", "tree", CONFIG_STR, NULL, NULL, 0 },
+	/* Concurrent builds, make -jN each, wall-clock limit in seconds. */
+	{ "build", "slots", CONFIG_INT, "1", check_positive, 0 },
+	{ "build", "jobs", CONFIG_INT, "2", check_positive, 0 },
+	{ "build", "timeout", CONFIG_INT, "7200", check_positive, 0 },
+	/* Build cache (default <data>/builds). */
+	{ "build", "cache", CONFIG_STR, NULL, NULL, 0 },
 
 	/* ---- [agent "NAME"], [agents] (agents) ---- */
 	/* sha256sum of the agent's bearer token (the token itself is never

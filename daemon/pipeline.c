@@ -20,12 +20,15 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/pipeline.h"
+#include "daemon/stage_build.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
 static const struct stage pipeline_stages[] = {
 	{ "queued", stage_fetch, "fetched" },
 	/* trees and builds: fetched -> applied -> built */
+	{ "fetched", stage_apply, "applied" },
+	{ "applied", stage_build, "built" },
 	/* scheduler: built -> running -> done */
 };
 #define NSTAGES (sizeof(pipeline_stages) / sizeof(pipeline_stages[0]))

@@ -5,14 +5,18 @@
 #include <stddef.h>
 
 #include "daemon/routes.h"
+#include "daemon/stage_build.h"
 
 const struct route *const http_route_tables[] = {
 	api_series_routes,
 	ui_routes,
 	api_agent_routes,
+	api_build_routes,
+	ui_build_routes,
 	NULL
 };
 
 const struct series_section series_sections[] = {
+	{ "builds", stage_build_series_json, stage_build_series_html },
 	{ NULL, NULL, NULL }
 };

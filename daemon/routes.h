@@ -16,6 +16,8 @@ struct db;
 /* Route tables, one per area (ended by { NULL }). */
 extern const struct route api_series_routes[];
 extern const struct route ui_routes[];
+extern const struct route api_build_routes[];	/* api_build.c */
+extern const struct route ui_build_routes[];	/* ui_build.c */
 extern const struct route api_agent_routes[];
 
 /*

@@ -1,0 +1,493 @@
+/*
+ * stage_build: the apply and build stages of the pipeline (see
+ * stage_build.h), and the "builds" part of a series' page and JSON.
+ *
+ * Both stages run on pipeline worker threads, never on HTTP threads.  The
+ * build stage blocks for as long as the kernel builds; build.c bounds how
+ * many builds run at once ([build] slots) and the live state of each is
+ * written to the store (queued, configuring, building N%, done, failed) by
+ * the progress callback, so pages can show it while the worker waits.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/app.h"
+#include "daemon/build.h"
+#include "daemon/db.h"
+#include "daemon/db_build.h"
+#include "daemon/html.h"
+#include "daemon/pipeline.h"
+#include "daemon/series.h"
+#include "daemon/stage_build.h"
+#include "daemon/tree.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+
+const char *
+stage_build_tree_name(void)
+{
+	const char *t = config_str(&app.cfg, "build", NULL, "tree");
+
+	return t ? t : config_subsection(&app.cfg, "tree", 0);
+}
+
+/* Relative paths of the config: path and url-less repositories from the
+   current directory (like [daemon] data), fragments from the share
+   directory (the parent of the schema directory: the source tree or
+   PREFIX/share/kperfci). */
+static char *
+stage_abs(const char *base, const char *p)
+{
+	if (p[0] == '/')
+		return xstrdup(p);
+	return xasprintf("%s/%s", base, p);
+}
+
+int
+stage_build_tree_conf(const char *name, struct tree_conf *tc,
+    struct buf *err)
+{
+	const char *url, *path, *f;
+	char cwd[PATH_MAX], *share, *tmp;
+	size_t n = 0;
+
+	memset(tc, 0, sizeof(*tc));
+	if (!getcwd(cwd, sizeof(cwd))) {
+		buf_addf(err, "getcwd: %s", strerror(errno));
+		return -1;
+	}
+	tmp = xstrdup(app.schema_dir ? app.schema_dir : KPERFCI_SRCDIR "/schema");
+	share = xstrdup(dirname(tmp));
+	free(tmp);
+	url = config_str(&app.cfg, "tree", name, "url");
+	path = config_str(&app.cfg, "tree", name, "path");
+	tc->name = xstrdup(name);
+	tc->url = url ? xstrdup(url) : NULL;
+	if (path)
+		tc->path = stage_abs(cwd, path);
+	else if (url)
+		tc->path = xasprintf("%s/trees/%s.git", app.data_dir, name);
+	else {
+		buf_addf(err, "[tree \"%s\"] needs a path or a url", name);
+		free(share);
+		tree_conf_release(tc);
+		return -1;
+	}
+	tc->branch = xstrdup(config_str(&app.cfg, "tree", name, "branch"));
+	f = config_str(&app.cfg, "tree", name, "config");
+	tc->config = strchr(f, '/') ? stage_abs(share, f) : xstrdup(f);
+	while (config_list(&app.cfg, "tree", name, "fragment", n))
+		n++;
+	tc->fragments = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		tc->fragments[i] = stage_abs(share, config_list(&app.cfg,
+		    "tree", name, "fragment", i));
+	tc->nfragments = n;
+	free(share);
+	return 0;
+}
+
+/* "tinyconfig + perf.config + qemu.config": for pages. */
+static char *
+stage_config_desc(const struct tree_conf *tc)
+{
+	struct buf b = BUF_INIT(0);
+
+	buf_addstr(&b, tc->config);
+	for (size_t i = 0; i < tc->nfragments; i++) {
+		const char *s = strrchr(tc->fragments[i], '/');
+
+		buf_addf(&b, " + %s", s ? s + 1 : tc->fragments[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+int
+stage_apply(struct stage_ctx *ctx)
+{
+	const char *name = stage_build_tree_name();
+	struct tree_conf tc;
+	struct db_series s;
+	struct patch *patches = NULL;
+	struct tree_applied applied = { 0 };
+	struct buf reason = BUF_INIT(4096), err = BUF_INIT(64 << 10);
+	enum tree_base_kind kind;
+	char base[41], *ref = NULL;
+	int *counters = NULL;
+	size_t n = 0;
+	int rc = STAGE_FAIL, have_series = 0;
+
+	memset(&tc, 0, sizeof(tc));
+	if (!name) {
+		/* No tree: the series rests at fetched, as without builds. */
+		return STAGE_WAIT;
+	}
+	if (stage_build_tree_conf(name, &tc, &ctx->err) != 0)
+		goto out;
+	if (db_series_get(ctx->db, ctx->series_id, 0, &s) != 0) {
+		buf_addf(&ctx->err, "cannot read series %lld",
+		    ctx->series_id);
+		goto out;
+	}
+	have_series = 1;
+	db_build_tree_upsert(ctx->db, tc.name, tc.url, tc.path, tc.branch);
+	if (tc.url) {
+		char *log = xasprintf("%s/trees/%s.fetch.log", app.data_dir,
+		    tc.name);
+		char *dir = xasprintf("%s/trees", app.data_dir);
+
+		mkdir(dir, 0755);
+		free(dir);
+		db_build_tree_fetch_state(ctx->db, tc.name, "fetching", NULL,
+		    NULL);
+		if (tree_fetch(tc.path, tc.url, tc.branch, log,
+		    (int)config_int(&app.cfg, "tree", tc.name, "fetch_timeout"),
+		    &err) != 0) {
+			db_build_tree_fetch_state(ctx->db, tc.name, "failed",
+			    err.data, NULL);
+			buf_addf(&ctx->err, "tree %s: %s", tc.name, err.data);
+			free(log);
+			goto out;
+		}
+		free(log);
+		if (tree_resolve(tc.path, tc.branch, base) == 0)
+			db_build_tree_fetch_state(ctx->db, tc.name, "done", NULL,
+			    base);
+	}
+	if (tree_choose_base(tc.path, tc.branch, s.base_commit, s.req_base,
+	    base, &kind, &reason) != 0) {
+		buf_addf(&ctx->err, "tree %s has no base for this series: %s",
+		    tc.name, reason.data);
+		goto out;
+	}
+	if (db_build_patches(ctx->db, ctx->series_id, &patches, &n) != 0 ||
+	    n == 0) {
+		buf_addf(&ctx->err, "series %lld has no stored patches",
+		    ctx->series_id);
+		goto out;
+	}
+	counters = xcalloc(n, sizeof(int));
+	for (size_t i = 0; i < n; i++)
+		counters[i] = patches[i].counter;
+	ref = xasprintf("refs/kperfci/series/%lld", ctx->series_id);
+	if (tree_apply(tc.path, base, patches, n, ref, &applied, &err) != 0) {
+		/* The base choice is shown even when the series fails. */
+		db_build_series_set(ctx->db, ctx->series_id, tc.name, base,
+		    tree_base_kind_name(kind), reason.data, NULL, NULL, NULL,
+		    NULL, 0);
+		buf_addf(&ctx->err, "%s", err.data);
+		goto out;
+	}
+	if (db_build_series_set(ctx->db, ctx->series_id, tc.name, base,
+	    tree_base_kind_name(kind), reason.data, applied.commit, ref,
+	    counters, applied.paths, applied.npaths) != 0) {
+		buf_addf(&ctx->err, "cannot store the applied series");
+		goto out;
+	}
+	rc = STAGE_OK;
+out:
+	if (have_series)
+		db_series_release(&s);
+	db_build_patches_free(patches, n);
+	tree_applied_release(&applied);
+	tree_conf_release(&tc);
+	buf_release(&reason);
+	buf_release(&err);
+	free(counters);
+	free(ref);
+	return rc;
+}
+
+struct stage_progress {
+	int64_t	 build_id;
+};
+
+/* Runs on the building thread and on build.c's monitor thread: each uses
+   its own connection (app_db). */
+static void
+stage_progress(void *arg, enum build_state st, int pct)
+{
+	struct stage_progress *p = arg;
+	struct db *db = app_db();
+
+	if (db)
+		db_build_set_state(db, p->build_id, build_state_name(st), pct);
+}
+
+/* Builds one kernel and records it; *id gets the build row. */
+static int
+stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
+    const char *commit, const char *base_commit, const char *base_key,
+    int64_t base_id, int64_t *id, char key[65])
+{
+	struct build_spec spec = { 0 };
+	struct build_opts opts = { 0 };
+	struct build_result res;
+	struct stage_progress prog;
+	struct db_build row;
+	struct buf err = BUF_INIT(4096);
+	char *cache = NULL, *desc = stage_config_desc(tc);
+	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	int rc = -1;
+
+	spec.repo = tc->path;
+	spec.commit = commit;
+	spec.config = tc->config;
+	spec.fragments = (const char *const *)tc->fragments;
+	spec.nfragments = tc->nfragments;
+	spec.base_commit = base_commit;
+	spec.base_key = base_key;
+	if (build_spec_key(&spec, key, &err) != 0) {
+		buf_addf(&ctx->err, "%s", err.data);
+		goto out;
+	}
+	if (db_build_claim(ctx->db, key, tc->name, commit, desc, base_id,
+	    id) != 0) {
+		buf_addf(&ctx->err, "cannot store the build");
+		goto out;
+	}
+	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
+	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
+	opts.cache_dir = cache;
+	build_set_slots((int)config_int(&app.cfg, "build", NULL, "slots"));
+	opts.jobs = (int)config_int(&app.cfg, "build", NULL, "jobs");
+	opts.timeout_sec = (int)config_int(&app.cfg, "build", NULL, "timeout");
+	opts.sandbox = 1;
+	opts.progress = stage_progress;
+	prog.build_id = *id;
+	opts.arg = &prog;
+	opts.cancel = ctx->stop;
+	if (build_run(&spec, &opts, &res) != 0) {
+		db_build_finish(ctx->db, *id, "failed", res.dir[0] ? res.dir :
+		    NULL, NULL, res.error, res.log_tail, res.seconds,
+		    res.cc_lines);
+		buf_addf(&ctx->err, "%s", res.error);
+		goto out;
+	}
+	/* A cache hit keeps the row's figures of the build that made it. */
+	if (!res.cache_hit || db_build_get(ctx->db, *id, &row) != 0 ||
+	    !row.sha256)
+		db_build_finish(ctx->db, *id, "done", res.dir, res.sha256, NULL,
+		    NULL, res.seconds, res.cc_lines);
+	else {
+		db_build_set_state(ctx->db, *id, "done", 100);
+		db_build_release(&row);
+	}
+	rc = 0;
+out:
+	buf_release(&err);
+	free(cache);
+	free(desc);
+	return rc;
+}
+
+int
+stage_build(struct stage_ctx *ctx)
+{
+	const char *name = stage_build_tree_name();
+	struct db_series_build sb;
+	struct tree_conf tc;
+	int64_t base_id = 0, patched_id = 0;
+	char base_key[65], patched_key[65];
+	int rc = STAGE_FAIL, have_sb = 0;
+	size_t mark;
+
+	memset(&tc, 0, sizeof(tc));
+	if (db_build_series_get(ctx->db, ctx->series_id, &sb) != 0 ||
+	    !sb.patched_commit) {
+		buf_addf(&ctx->err, "series %lld has no applied commit",
+		    ctx->series_id);
+		goto out;
+	}
+	have_sb = 1;
+	if (!name || strcmp(name, sb.tree))
+		name = sb.tree;
+	if (stage_build_tree_conf(name, &tc, &ctx->err) != 0)
+		goto out;
+	mark = ctx->err.len;
+	if (stage_build_one(ctx, &tc, sb.base_commit, NULL, NULL, 0, &base_id,
+	    base_key) != 0) {
+		char *why = xstrdup(ctx->err.data + mark);
+
+		ctx->err.len = mark;
+		ctx->err.data[mark] = '\0';
+		buf_addf(&ctx->err, "base build failed: %s", why);
+		free(why);
+		db_build_series_set_builds(ctx->db, ctx->series_id, base_id, 0);
+		goto out;
+	}
+	db_build_series_set_builds(ctx->db, ctx->series_id, base_id, 0);
+	if (stage_build_one(ctx, &tc, sb.patched_commit, sb.base_commit,
+	    base_key, base_id, &patched_id, patched_key) != 0) {
+		char *why = xstrdup(ctx->err.data + mark);
+
+		ctx->err.len = mark;
+		ctx->err.data[mark] = '\0';
+		buf_addf(&ctx->err, "patched build failed: %s", why);
+		free(why);
+		db_build_series_set_builds(ctx->db, ctx->series_id, base_id,
+		    patched_id);
+		goto out;
+	}
+	db_build_series_set_builds(ctx->db, ctx->series_id, base_id,
+	    patched_id);
+	rc = STAGE_OK;
+out:
+	if (have_sb)
+		db_series_build_release(&sb);
+	tree_conf_release(&tc);
+	return rc;
+}
+
+/* ---- series section -------------------------------------------------- */
+
+static json_t *
+stage_jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *
+stage_build_json(const struct db_build *b)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(b->id));
+	json_object_set_new(o, "key", stage_jstr(b->key));
+	json_object_set_new(o, "tree", stage_jstr(b->tree));
+	json_object_set_new(o, "commit", stage_jstr(b->commit_id));
+	json_object_set_new(o, "config", stage_jstr(b->config));
+	json_object_set_new(o, "base_build", b->base_build ?
+	    json_integer(b->base_build) : json_null());
+	json_object_set_new(o, "state", stage_jstr(b->state));
+	json_object_set_new(o, "progress", b->progress >= 0 ?
+	    json_integer(b->progress) : json_null());
+	json_object_set_new(o, "sha256", stage_jstr(b->sha256));
+	json_object_set_new(o, "error", stage_jstr(b->error));
+	json_object_set_new(o, "seconds", json_real(b->seconds));
+	json_object_set_new(o, "compiled", json_integer(b->cc_lines));
+	json_object_set_new(o, "url", json_sprintf("/builds/%lld",
+	    (long long)b->id));
+	return o;
+}
+
+int
+stage_build_series_json(struct db *db, long long series_id, json_t *obj)
+{
+	struct db_series_build sb;
+	struct db_build b;
+	json_t *o, *arr;
+	int r = db_build_series_get(db, series_id, &sb);
+
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		json_object_set_new(obj, "builds", json_null());
+		return 0;
+	}
+	o = json_object();
+	json_object_set_new(o, "tree", stage_jstr(sb.tree));
+	json_object_set_new(o, "base_commit", stage_jstr(sb.base_commit));
+	json_object_set_new(o, "base_choice", stage_jstr(sb.base_kind));
+	json_object_set_new(o, "base_reason", stage_jstr(sb.base_reason));
+	json_object_set_new(o, "patched_commit", stage_jstr(sb.patched_commit));
+	json_object_set_new(o, "ref", stage_jstr(sb.ref));
+	arr = json_array();
+	for (size_t i = 0; i < sb.npaths; i++)
+		json_array_append_new(arr, json_pack("{s:i,s:s}", "patch",
+		    sb.counters[i], "applied_by", sb.paths[i]));
+	json_object_set_new(o, "apply", arr);
+	if (sb.base_build && db_build_get(db, sb.base_build, &b) == 0) {
+		json_object_set_new(o, "base", stage_build_json(&b));
+		db_build_release(&b);
+	} else
+		json_object_set_new(o, "base", json_null());
+	if (sb.patched_build && db_build_get(db, sb.patched_build, &b) == 0) {
+		json_object_set_new(o, "patched", stage_build_json(&b));
+		db_build_release(&b);
+	} else
+		json_object_set_new(o, "patched", json_null());
+	json_object_set_new(obj, "builds", o);
+	db_series_build_release(&sb);
+	return 0;
+}
+
+static void
+stage_html_build(struct buf *out, struct db *db, const char *what,
+    int64_t id)
+{
+	struct db_build b;
+
+	buf_addf(out, "<tr><th>");
+	html_txt(out, what);
+	buf_addf(out, "</th>");
+	if (!id || db_build_get(db, id, &b) != 0) {
+		buf_addstr(out, "<td colspan=\"3\">not started</td></tr>\n");
+		return;
+	}
+	buf_addf(out, "<td><a href=\"/builds/%lld\">build %lld</a></td><td "
+	    "class=\"state ", (long long)b.id, (long long)b.id);
+	html_attr(out, b.state);
+	buf_addstr(out, "\">");
+	html_txt(out, b.state);
+	if (b.progress >= 0 && !strcmp(b.state, "building"))
+		buf_addf(out, " %d%%", b.progress);
+	buf_addstr(out, "</td><td>");
+	if (b.sha256) {
+		buf_addstr(out, "sha256 <code>");
+		html_txt(out, b.sha256);
+		buf_addstr(out, "</code>");
+	} else if (b.error) {
+		html_txt(out, b.error);
+	}
+	buf_addstr(out, "</td></tr>\n");
+	db_build_release(&b);
+}
+
+void
+stage_build_series_html(struct db *db, long long series_id, struct buf *out)
+{
+	struct db_series_build sb;
+
+	if (db_build_series_get(db, series_id, &sb) != 0)
+		return;
+	buf_addstr(out, "<section id=\"builds\"><h2>Base and builds</h2>\n"
+	    "<dl><dt>tree</dt><dd>");
+	html_txt(out, sb.tree);
+	buf_addstr(out, "</dd><dt>base</dt><dd><code>");
+	html_txt(out, sb.base_commit);
+	buf_addstr(out, "</code> (");
+	html_txt(out, sb.base_kind);
+	buf_addstr(out, "): ");
+	html_txt(out, sb.base_reason);
+	buf_addstr(out, "</dd>");
+	if (sb.patched_commit) {
+		buf_addstr(out, "<dt>patched</dt><dd><code>");
+		html_txt(out, sb.patched_commit);
+		buf_addstr(out, "</code> ");
+		html_txt(out, sb.ref);
+		buf_addstr(out, "</dd>");
+	}
+	buf_addstr(out, "</dl>\n");
+	if (sb.npaths) {
+		buf_addstr(out, "<table><tr><th>patch</th><th>applied by</th>"
+		    "</tr>\n");
+		for (size_t i = 0; i < sb.npaths; i++) {
+			buf_addf(out, "<tr><td>%d</td><td>", sb.counters[i]);
+			html_txt(out, sb.paths[i]);
+			buf_addstr(out, "</td></tr>\n");
+		}
+		buf_addstr(out, "</table>\n");
+	}
+	buf_addstr(out, "<table>\n");
+	stage_html_build(out, db, "base", sb.base_build);
+	stage_html_build(out, db, "patched", sb.patched_build);
+	buf_addstr(out, "</table></section>\n");
+	db_series_build_release(&sb);
+}

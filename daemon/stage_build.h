@@ -1,0 +1,40 @@
+/*
+ * stage_build: the pipeline stages of trees and builds, and their parts of
+ * the series page and JSON.
+ *
+ *	fetched -> applied	stage_apply: choose the base, apply the series
+ *	applied -> built	stage_build: build base, then patched from it
+ *
+ * When no [tree] is configured the apply stage waits (the series rests at
+ * fetched), so a daemon without trees behaves as before.
+ */
+#ifndef KPERFCI_STAGE_BUILD_H
+#define KPERFCI_STAGE_BUILD_H
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+
+struct stage_ctx;
+struct db;
+struct tree_conf;
+struct db_build;
+
+int	stage_apply(struct stage_ctx *);
+int	stage_build(struct stage_ctx *);
+
+/* Series section (routes.c): "builds" in the JSON, a <section> on the page. */
+int	stage_build_series_json(struct db *, long long series_id, json_t *obj);
+void	stage_build_series_html(struct db *, long long series_id,
+	    struct buf *out);
+
+/* The JSON object of one build row (series JSON and /api/v1/builds/ID). */
+json_t	*stage_build_json(const struct db_build *);
+
+/* The configured tree series go to (NULL when none is configured). */
+const char *stage_build_tree_name(void);
+/* Fills tc from [tree "name"] with absolute paths.  0 or -1 with err. */
+int	stage_build_tree_conf(const char *name, struct tree_conf *tc,
+	    struct buf *err);
+
+#endif
