@@ -13,6 +13,7 @@ static const struct {
 	const char *key, *label, *href;
 } html_nav[] = {
 	{ "series", "Series", "/" },
+	{ "agents", "Agents", "/agents" },
 	/* agents, nightly: add a row here */
 };
 

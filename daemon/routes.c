@@ -11,6 +11,7 @@ const struct route *const http_route_tables[] = {
 	api_series_routes,
 	ui_routes,
 	api_agent_routes,
+	ui_agent_routes,
 	api_build_routes,
 	ui_build_routes,
 	NULL

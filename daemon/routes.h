@@ -19,6 +19,7 @@ extern const struct route ui_routes[];
 extern const struct route api_build_routes[];	/* api_build.c */
 extern const struct route ui_build_routes[];	/* ui_build.c */
 extern const struct route api_agent_routes[];
+extern const struct route ui_agent_routes[];
 
 /*
  * A series section: an area's part of the series page and series JSON
