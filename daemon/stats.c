@@ -23,11 +23,12 @@
  * not change when other series are added.
  *
  * Rank test.  Mann-Whitney U on the per-boot means (test vs base), two-
- * sided.  With 3-16 boots per side the normal approximation is poor, so the
- * exact null distribution is computed (a count of orderings, by the
- * recurrence f(a,b,u) = f(a,b-1,u-a) + f(a-1,b,u)) whenever there are no
- * ties and each side has at most 50 boots; otherwise the normal
- * approximation with tie and continuity corrections (gsl_cdf_ugaussian_Q).
+ * sided.  With 3-24 boots per side the normal approximation is poor, so
+ * up to 50 boots per side the p-value comes from the exact permutation
+ * distribution of U, conditional on the ties (metrics measured in whole
+ * seconds do tie), counted by a small dynamic programme; beyond 50 the
+ * normal approximation with tie and continuity corrections
+ * (gsl_cdf_ugaussian_Q).
  *
  * Verdict, per row, in this order:
  *   1. a side missing -> "missing"; unit or direction differ -> "invalid";
@@ -489,82 +490,117 @@ stats_cmp_double(const void *a, const void *b)
 }
 
 /*
- * P(U <= u) and P(U >= u) under H0 for sizes n (x) and m (y), U = #{y > x},
- * from the counts of orderings f(a,b,u) = f(a,b-1,u-a) + f(a-1,b,u): the
- * largest value is either a y (beating all a x's) or an x.  Additions of
- * positive counts only, so doubles stay accurate.
+ * The exact permutation distribution of U given the tie groups (their
+ * sizes in sorted order): every way of labelling n of the N pooled values
+ * "x" is equally likely under H0.  Walking the groups in order, a group of
+ * t values of which k are x adds, in units of 1/2, (t - k) * (2 * xs + k)
+ * to 2U (each of its y beats the xs x's already passed and ties its k x's),
+ * in C(t, k) ways.  Additions of positive counts only, so doubles stay
+ * accurate.  Returns P(2U <= u2) and P(2U >= u2).
  */
 static void
-stats_mw_exact(size_t n, size_t m, double u, double *le, double *ge)
+stats_mw_exact(const size_t *group, size_t ngroups, size_t n, size_t m,
+    size_t u2, double *le, double *ge)
 {
-	size_t w = n * m + 1, a, b, k;
-	double *g = xcalloc((n + 1) * w, sizeof(*g)), total = 0, lo = 0, hi = 0;
+	size_t w = 2 * n * m + 1, before = 0, g, xs, v, k;
+	double *cur = xcalloc((n + 1) * w, sizeof(*cur));
+	double *nxt = xcalloc((n + 1) * w, sizeof(*nxt));
+	double *binom = xcalloc(n + m + 2, sizeof(*binom));
+	double total = 0, lo = 0, hi = 0, *tmp;
 
-	for (a = 0; a <= n; a++)
-		g[a * w] = 1;			/* b = 0: U = 0 */
-	for (b = 1; b <= m; b++)
-		for (a = 1; a <= n; a++) {	/* row 0 stays [1, 0, ...] */
-			double *row = g + a * w, *prev = g + (a - 1) * w;
+	cur[0] = 1;
+	for (g = 0; g < ngroups; g++) {
+		size_t t = group[g];
 
-			for (k = a * b + 1; k-- > 0;)
-				row[k] = (k >= a ? row[k - a] : 0) + prev[k];
+		binom[0] = 1;
+		for (k = 1; k <= t; k++)
+			binom[k] = binom[k - 1] * (double)(t - k + 1) / k;
+		memset(nxt, 0, (n + 1) * w * sizeof(*nxt));
+		for (xs = 0; xs <= n && xs <= before; xs++) {
+			size_t ys = before - xs;
+
+			if (ys > m)
+				continue;
+			for (v = 0; v < w; v++) {
+				double c = cur[xs * w + v];
+
+				if (c == 0)
+					continue;
+				for (k = 0; k <= t; k++) {
+					size_t add = (t - k) * (2 * xs + k);
+
+					if (xs + k > n || ys + t - k > m ||
+					    v + add >= w)
+						continue;
+					nxt[(xs + k) * w + v + add] +=
+					    c * binom[k];
+				}
+			}
 		}
-	for (k = 0; k < w; k++) {
-		double c = g[n * w + k];
+		tmp = cur;
+		cur = nxt;
+		nxt = tmp;
+		before += t;
+	}
+	for (v = 0; v < w; v++) {
+		double c = cur[n * w + v];
 
 		total += c;
-		if ((double)k <= u + 1e-9)
+		if (v <= u2)
 			lo += c;
-		if ((double)k >= u - 1e-9)
+		if (v >= u2)
 			hi += c;
 	}
 	*le = lo / total;
 	*ge = hi / total;
-	free(g);
+	free(binom);
+	free(nxt);
+	free(cur);
 }
 
 double
 stats_mann_whitney(const double *x, size_t n, const double *y, size_t m,
     int *exact)
 {
-	double u = 0, *all, ties = 0, p, mu, var, z;
-	size_t i, j, N = n + m;
-	int tied = 0;
+	double *all, ties = 0, p, mu, var, z;
+	size_t i, j, N = n + m, u2 = 0, *group, ngroups = 0;
 
 	*exact = 0;
 	if (n == 0 || m == 0)
 		return NAN;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++)		/* 2U: whole units, ties count 1 */
 		for (j = 0; j < m; j++)
-			u += y[j] > x[i] ? 1 : y[j] == x[i] ? 0.5 : 0;
+			u2 += y[j] > x[i] ? 2 : y[j] == x[i] ? 1 : 0;
 	all = xmalloc(N * sizeof(*all));
+	group = xmalloc(N * sizeof(*group));
 	memcpy(all, x, n * sizeof(*x));
 	memcpy(all + n, y, m * sizeof(*y));
 	qsort(all, N, sizeof(*all), stats_cmp_double);
 	for (i = 0; i < N; i = j) {
+		double t;
+
 		for (j = i + 1; j < N && all[j] == all[i]; j++)
 			;
-		if (j - i > 1) {
-			double t = (double)(j - i);
-
-			ties += t * t * t - t;
-			tied = 1;
-		}
+		t = (double)(j - i);
+		ties += t * t * t - t;
+		group[ngroups++] = j - i;
 	}
 	free(all);
-	if (!tied && n <= STATS_EXACT_MAX && m <= STATS_EXACT_MAX) {
+	if (n <= STATS_EXACT_MAX && m <= STATS_EXACT_MAX) {
 		double le, ge;
 
-		stats_mw_exact(n, m, u, &le, &ge);
+		stats_mw_exact(group, ngroups, n, m, u2, &le, &ge);
+		free(group);
 		*exact = 1;
 		p = 2 * (le < ge ? le : ge);
 		return p > 1 ? 1 : p;
 	}
+	free(group);
 	mu = (double)n * m / 2;
 	var = (double)n * m / 12 * ((N + 1) - ties / ((double)N * (N - 1)));
 	if (var <= 0)
 		return 1;		/* every value the same */
-	z = (fabs(u - mu) - 0.5) / sqrt(var);
+	z = (fabs(u2 / 2.0 - mu) - 0.5) / sqrt(var);
 	if (z <= 0)
 		return 1;
 	p = 2 * gsl_cdf_ugaussian_Q(z);

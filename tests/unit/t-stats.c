@@ -168,7 +168,45 @@ test_mann_whitney(void)
 	ok(fabs(p - 2 * 87.0 / 252) < 1e-12, "interleaved 5 vs 5: p = "
 	    "2*87/252 (%g)", p);
 	p = stats_mann_whitney(a, 5, a, 5, &exact);
-	ok(!exact && p == 1, "all tied: normal approximation, p = 1");
+	ok(exact && fabs(p - 1) < 1e-12, "same values both sides: p = 1");
+	{
+		double t1[] = { 7, 7, 7 }, t2[] = { 7, 7 };
+
+		p = stats_mann_whitney(t1, 3, t2, 2, &exact);
+		ok(exact && fabs(p - 1) < 1e-12, "all tied: p = 1 (%g)", p);
+	}
+	{
+		/* ties across and within sides, against brute force over
+		   every labelling of the 9 pooled values */
+		double x[] = { 1, 2, 2, 4 }, y[] = { 2, 4, 5, 5, 6 };
+		double pool[9], u0 = 0, le = 0, ge = 0, tot = 0, bp;
+		unsigned mask;
+		int q, r;
+
+		memcpy(pool, x, sizeof(x));
+		memcpy(pool + 4, y, sizeof(y));
+		for (q = 0; q < 4; q++)
+			for (r = 0; r < 5; r++)
+				u0 += y[r] > x[q] ? 1 : y[r] == x[q] ? 0.5 : 0;
+		for (mask = 0; mask < 512; mask++) {
+			double u = 0;
+
+			if (__builtin_popcount(mask) != 4)
+				continue;
+			for (q = 0; q < 9; q++)
+				for (r = 0; r < 9; r++)
+					if ((mask >> q & 1) && !(mask >> r & 1))
+						u += pool[r] > pool[q] ? 1 :
+						    pool[r] == pool[q] ? 0.5 : 0;
+			tot++;
+			le += u <= u0;
+			ge += u >= u0;
+		}
+		bp = 2 * (le < ge ? le : ge) / tot;
+		p = stats_mann_whitney(x, 4, y, 5, &exact);
+		ok(exact && fabs(p - (bp > 1 ? 1 : bp)) < 1e-12,
+		    "ties: exact p %g = brute force %g", p, bp);
+	}
 	for (i = 0; i < 60; i++) {
 		big1[i] = i * 2;
 		big2[i] = i * 2 + 7;
