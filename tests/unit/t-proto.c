@@ -1,0 +1,147 @@
+/* t-proto: the agent<->daemon message checks name the field at fault. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/proto.h"
+#include "tests/unit/tap.h"
+
+static struct buf err = BUF_INIT(4096);
+
+/* Checks text with fn; returns the error text ("" when accepted). */
+static const char *
+check(int (*fn)(const json_t *, struct buf *), const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+
+	buf_reset(&err);
+	if (o == NULL)
+		return "(bad test JSON)";
+	if (fn(o, &err) == 0 && err.len == 0)
+		buf_addstr(&err, "");
+	json_decref(o);
+	return err.data ? err.data : "";
+}
+
+#define TOPO "{\"sockets\":2,\"nodes\":2,\"cpus\":4,\"cores\":4," \
+	"\"cpu_model\":\"X\",\"memory_mb\":2048,\"node_cpus\":[\"0-1\",\"2-3\"]}"
+#define SAMPLE "{\"workload\":\"fault-free\",\"params\":\"mode=shmem\"," \
+	"\"iteration\":1,\"metric\":\"pages_per_sec\",\"value\":12.5," \
+	"\"unit\":\"pages/s\",\"better\":\"higher\"}"
+
+int
+main(void)
+{
+	json_t *o;
+
+	is_str(check(proto_check_register, "{\"agent\":\"q1\",\"backend\":"
+	    "\"qemu\",\"topology\":" TOPO "}"), "", "register: good");
+	is_str(check(proto_check_register, "{\"agent\":\"q1\",\"backend\":"
+	    "\"qemu\"}"), "topology: missing", "register: missing topology");
+	is_str(check(proto_check_register, "{\"agent\":\"q1\",\"backend\":"
+	    "\"qemu\",\"topology\":{\"sockets\":\"2\",\"nodes\":2,\"cpus\":4,"
+	    "\"cpu_model\":\"X\",\"memory_mb\":1}}"),
+	    "topology.sockets: expected a non-negative integer",
+	    "register: sockets as a string names topology.sockets");
+	is_str(check(proto_check_register, "{\"agent\":\"../etc\",\"backend\":"
+	    "\"qemu\",\"topology\":" TOPO "}"),
+	    "agent: must be 1-64 of [A-Za-z0-9._-], not starting with '.' or "
+	    "'-'", "register: a path as a name is refused");
+	is_str(check(proto_check_register, "{\"agent\":\"q1\",\"backend\":"
+	    "\"qemu\",\"topology\":" TOPO ",\"extra\":1}"),
+	    "extra: unknown field", "register: unknown field named");
+	is_str(check(proto_check_register, "{\"agent\":\"q1\",\"backend\":"
+	    "\"qemu\",\"topology\":{\"sockets\":0,\"nodes\":2,\"cpus\":4,"
+	    "\"cpu_model\":\"X\",\"memory_mb\":1}}"),
+	    "topology.sockets/nodes/cpus: must be at least 1",
+	    "register: zero sockets refused");
+	is_str(check(proto_check_register, "{\"agent\":\"q1\",\"backend\":"
+	    "\"qemu\",\"topology\":{\"sockets\":1,\"nodes\":1,\"cpus\":4,"
+	    "\"cpu_model\":\"X\",\"memory_mb\":1,\"node_cpus\":[\"0-3;rm\"]}}"),
+	    "topology.node_cpus[0]: expected a CPU list like \"0-3,8\"",
+	    "register: bad cpu list named with its index");
+
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[" SAMPLE "]}"), "",
+	    "upload: good");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":\"1\","
+	    "\"status\":\"done\",\"samples\":[]}"),
+	    "attempt: expected a non-negative integer",
+	    "upload: attempt as a string");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"fine\",\"samples\":[]}"),
+	    "status: expected \"done\", \"boot-failed\" or \"failed\"",
+	    "upload: unknown status");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[" SAMPLE ",{\"workload\":\"x\","
+	    "\"params\":\"\",\"iteration\":1,\"metric\":\"m\",\"value\":\"fast\","
+	    "\"unit\":\"u\",\"better\":\"higher\"}]}"),
+	    "samples[1].value: expected a number",
+	    "upload: bad sample named with its index");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[{\"workload\":\"x\",\"params\":"
+	    "\"\",\"iteration\":1,\"metric\":\"m\",\"value\":1,\"unit\":\"u\","
+	    "\"better\":\"sideways\"}]}"),
+	    "samples[0].better: expected \"higher\" or \"lower\"",
+	    "upload: better must be higher or lower");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":{}}"),
+	    "samples: expected an array", "upload: samples as an object");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[],\"profiles\":[{\"type\":"
+	    "\"lock-profile\",\"workload\":\"lock-profile\",\"locks\":[]}]}"),
+	    "", "upload: a lock profile is accepted whole");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":0,"
+	    "\"status\":\"done\",\"samples\":[]}"),
+	    "attempt: must be at least 1", "upload: attempt 0");
+	is_str(check(proto_check_upload, "[1,2]"),
+	    "body: expected a JSON object", "upload: an array body");
+
+	is_str(check(proto_check_job, "{\"id\":3,\"attempt\":1,\"kernel\":{"
+	    "\"id\":1,\"sha256\":\"" "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef\",\"size\":10,\"url\":"
+	    "\"/api/v1/kernels/1/bzImage\"},\"matrix\":\"[run \\\"a\\\"]\","
+	    "\"cmdline\":\"quiet\",\"lease_seconds\":60}"), "", "job: good");
+	is_str(check(proto_check_job, "{\"id\":3,\"attempt\":1,\"kernel\":{"
+	    "\"id\":1,\"sha256\":\"ABC\",\"size\":10,\"url\":\"/k\"},"
+	    "\"matrix\":\"\",\"lease_seconds\":60}"),
+	    "kernel.sha256: expected 64 lowercase hex digits",
+	    "job: bad sha256 named");
+	is_str(check(proto_check_job, "{\"id\":3,\"attempt\":1,\"kernel\":{"
+	    "\"id\":1,\"sha256\":\"" "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef\",\"size\":10,\"url\":"
+	    "\"http://evil/x\"},\"matrix\":\"\",\"lease_seconds\":60}"),
+	    "kernel.url: expected an absolute path on the server",
+	    "job: a URL to another host is refused");
+	is_str(check(proto_check_job, "{\"id\":3,\"attempt\":1,\"kernel\":{"
+	    "\"id\":1,\"sha256\":\"" "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef\",\"size\":10,\"url\":\"/k\"},"
+	    "\"matrix\":\"\",\"cmdline\":\"a\\\"b\",\"lease_seconds\":60}"),
+	    "cmdline: only printable ASCII without quotes or backslashes",
+	    "job: a quote in the cmdline is refused");
+
+	is_str(check(proto_check_heartbeat, "{\"agent\":\"q1\",\"attempt\":2,"
+	    "\"progress\":\"booting\"}"), "", "heartbeat: good");
+	is_str(check(proto_check_heartbeat, "{\"agent\":\"q1\"}"),
+	    "attempt: missing", "heartbeat: missing attempt");
+
+	/* Strings with NUL bytes cannot hide text from C consumers. */
+	o = json_object();
+	json_object_set_new(o, "agent", json_stringn("q\0x", 3));
+	json_object_set_new(o, "attempt", json_integer(1));
+	buf_reset(&err);
+	ok(proto_check_heartbeat(o, &err) == -1 &&
+	    strcmp(err.data, "agent: contains a NUL byte") == 0,
+	    "a NUL inside a string is refused");
+	json_decref(o);
+
+	ok(proto_valid_name("qemu-1.lab_2"), "name: ordinary");
+	ok(!proto_valid_name(""), "name: empty");
+	ok(!proto_valid_name("-x"), "name: leading dash");
+	ok(!proto_valid_name("a/b"), "name: slash");
+	ok(!proto_valid_sha256("0123"), "sha256: short");
+	ok(proto_valid_cmdline("rdinit=/x quiet"), "cmdline: ordinary");
+	ok(!proto_valid_cmdline("a\nb"), "cmdline: newline");
+
+	buf_release(&err);
+	return tap_done();
+}
