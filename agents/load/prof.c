@@ -56,9 +56,10 @@ prof_syms_parse(struct prof_syms *s, const char *text, size_t len)
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			goto next;
 		name = q + 3;
-		nlen = strcspn(name, "\t \n");
-		if (name + nlen > nl)
-			nlen = nl - name;
+		/* the text is not NUL-terminated: stay inside this line */
+		for (nlen = 0; name + nlen < nl && name[nlen] != '\t' &&
+		    name[nlen] != ' '; nlen++)
+			;
 		if (nlen == 0 || nlen > 256)
 			goto next;
 		if (n == cap) {
