@@ -1,0 +1,276 @@
+/*
+ * svg: inline SVG charts for the result page (see svg.h).
+ *
+ * The page embeds the SVG in HTML, so the HTML escaping rules apply to
+ * every text node and attribute; outside text only ever reaches the
+ * output through html_txt.  Coordinates are our own numbers, printed with
+ * one decimal.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/html.h"
+#include "daemon/svg.h"
+#include "lib/xalloc.h"
+
+/* Plot margins, in pixels: room for tick labels, title and axis labels. */
+#define SVG_ML	58
+#define SVG_MR	12
+#define SVG_MT	30
+#define SVG_MB	36
+
+/* Fallback colours (when web/style.css is not loaded, e.g. a saved page). */
+static const char *const svg_colour[2] = { "#2f6db5", "#d9731a" };
+
+double
+svg_nice_step(double range, int nticks)
+{
+	double raw, mag, f;
+
+	if (!isfinite(range) || range <= 0 || nticks < 1)
+		return 1;
+	raw = range / nticks;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	if (f < 1.5)
+		f = 1;
+	else if (f < 3)
+		f = 2;
+	else if (f < 7)
+		f = 5;
+	else
+		f = 10;
+	return f * mag;
+}
+
+void
+svg_num(char *out, size_t sz, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(out, sz, "-");
+	else if (a >= 1e9)
+		snprintf(out, sz, "%.3gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(out, sz, "%.3gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(out, sz, "%.3gk", v / 1e3);
+	else
+		snprintf(out, sz, "%.4g", v);
+}
+
+struct svg_range {
+	double	 lo, hi;
+	int	 any;
+};
+
+static void
+svg_range_add(struct svg_range *r, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (!r->any || v < r->lo)
+		r->lo = v;
+	if (!r->any || v > r->hi)
+		r->hi = v;
+	r->any = 1;
+}
+
+/* Widens a degenerate or empty range so the axis has a span. */
+static void
+svg_range_fix(struct svg_range *r, int zero, int integer)
+{
+	double pad;
+
+	if (!r->any) {
+		r->lo = 0;
+		r->hi = 1;
+		return;
+	}
+	if (zero && r->lo > 0)
+		r->lo = 0;
+	if (r->hi - r->lo <= 0) {
+		pad = fabs(r->hi) > 0 ? fabs(r->hi) * 0.05 : 1;
+		if (integer && pad < 1)
+			pad = 1;
+		r->lo -= pad;
+		r->hi += pad;
+		if (zero && r->lo < 0 && r->hi > 0)
+			r->lo = 0;
+	} else if (!integer) {
+		pad = (r->hi - r->lo) * 0.08;
+		if (!(zero && r->lo == 0))
+			r->lo -= pad;
+		r->hi += pad;
+	} else {
+		r->lo -= 0.5;
+		r->hi += 0.5;
+	}
+}
+
+struct svg_xy {
+	double	 x, y;
+};
+
+static int
+svg_cmp_xy(const void *a, const void *b)
+{
+	const struct svg_xy *p = a, *q = b;
+
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+int
+svg_chart(struct buf *b, const struct svg_chart *c)
+{
+	int w = c->width > 0 ? c->width : 360, h = c->height > 0 ?
+	    c->height : 200;
+	double pw = w - SVG_ML - SVG_MR, ph = h - SVG_MT - SVG_MB;
+	struct svg_range xr = { 0, 0, 0 }, yr = { 0, 0, 0 };
+	double step, t, sx, sy;
+	char num[32];
+	size_t i, k, npts;
+	int drawn = 0, legend_x;
+
+	for (i = 0; i < c->nseries; i++) {
+		const struct svg_series *s = &c->series[i];
+
+		for (k = 0; k < s->n; k++)
+			if (isfinite(s->x[k]) && isfinite(s->y[k])) {
+				svg_range_add(&xr, s->x[k]);
+				svg_range_add(&yr, s->y[k]);
+			}
+		if (isfinite(s->mean) && s->n)
+			svg_range_add(&yr, s->mean);
+	}
+	svg_range_fix(&xr, 0, c->x_integer);
+	svg_range_fix(&yr, c->y_zero, 0);
+	sx = pw / (xr.hi - xr.lo);
+	sy = ph / (yr.hi - yr.lo);
+#define X(v) (SVG_ML + ((v) - xr.lo) * sx)
+#define Y(v) (SVG_MT + ph - ((v) - yr.lo) * sy)
+
+	buf_addf(b, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+	    "aria-label=\"", w, h, w, h);
+	html_attr(b, c->title);
+	buf_addstr(b, "\">\n<title>");
+	html_txt(b, c->title);
+	buf_addstr(b, "</title>\n");
+	buf_addf(b, "<rect class=\"svg-bg\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
+	    "height=\"%.1f\" fill=\"#fff\" stroke=\"#ccc\"/>\n", SVG_ML,
+	    SVG_MT, pw, ph);
+	buf_addf(b, "<text class=\"svg-title\" x=\"%d\" y=\"14\" "
+	    "font-size=\"12\" font-weight=\"bold\">", SVG_ML);
+	html_txt(b, c->title);
+	buf_addstr(b, "</text>\n");
+
+	/* y ticks and grid */
+	step = svg_nice_step(yr.hi - yr.lo, 4);
+	for (t = ceil(yr.lo / step) * step; t <= yr.hi + step * 1e-9;
+	    t += step) {
+		svg_num(num, sizeof(num), fabs(t) < step * 1e-9 ? 0 : t);
+		buf_addf(b, "<line class=\"svg-grid\" x1=\"%d\" x2=\"%.1f\" "
+		    "y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+		    "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" "
+		    "text-anchor=\"end\">%s</text>\n", SVG_ML, SVG_ML + pw,
+		    Y(t), Y(t), SVG_ML - 4, Y(t) + 3, num);
+	}
+	/* x ticks */
+	step = svg_nice_step(xr.hi - xr.lo, 6);
+	if (c->x_integer && step < 1)
+		step = 1;
+	for (t = ceil(xr.lo / step) * step; t <= xr.hi + step * 1e-9;
+	    t += step) {
+		svg_num(num, sizeof(num), fabs(t) < step * 1e-9 ? 0 : t);
+		buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+		    "text-anchor=\"middle\">%s</text>\n", X(t),
+		    SVG_MT + ph + 13, num);
+	}
+	if (c->xlabel) {
+		buf_addf(b, "<text class=\"svg-label\" x=\"%.1f\" y=\"%d\" "
+		    "font-size=\"10\" text-anchor=\"middle\">", SVG_ML + pw / 2,
+		    h - 6);
+		html_txt(b, c->xlabel);
+		buf_addstr(b, "</text>\n");
+	}
+	if (c->ylabel) {
+		buf_addf(b, "<text class=\"svg-label\" x=\"10\" y=\"%.1f\" "
+		    "font-size=\"10\" text-anchor=\"middle\" "
+		    "transform=\"rotate(-90 10 %.1f)\">", SVG_MT + ph / 2,
+		    SVG_MT + ph / 2);
+		html_txt(b, c->ylabel);
+		buf_addstr(b, "</text>\n");
+	}
+
+	for (i = 0; i < c->nseries; i++) {
+		const struct svg_series *s = &c->series[i];
+		int side = s->side ? 1 : 0;
+		struct svg_xy *p = xcalloc(s->n ? s->n : 1, sizeof(*p));
+
+		for (k = npts = 0; k < s->n; k++)
+			if (isfinite(s->x[k]) && isfinite(s->y[k])) {
+				p[npts].x = s->x[k];
+				p[npts].y = s->y[k];
+				npts++;
+			}
+		buf_addf(b, "<g class=\"svg-%c\">\n", side ? 'b' : 'a');
+		if (isfinite(s->mean) && npts)
+			buf_addf(b, "<line class=\"svg-mean\" x1=\"%d\" "
+			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			    "stroke-dasharray=\"5 3\"/>\n", SVG_ML, SVG_ML + pw,
+			    Y(s->mean), Y(s->mean), svg_colour[side]);
+		if (s->line && npts > 1) {
+			qsort(p, npts, sizeof(*p), svg_cmp_xy);
+			buf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" "
+			    "stroke-width=\"1.5\" points=\"", svg_colour[side]);
+			for (k = 0; k < npts; k++)
+				buf_addf(b, "%s%.1f,%.1f", k ? " " : "",
+				    X(p[k].x), Y(p[k].y));
+			buf_addstr(b, "\"/>\n");
+		}
+		if (s->dots)
+			for (k = 0; k < npts; k++) {
+				/* base dots left of the tick, patched right,
+				   so the two sides never hide each other */
+				double dx = c->x_integer ? (side ? 3 : -3) : 0;
+
+				buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+				    "r=\"3\" fill=\"%s\"/>\n", X(p[k].x) + dx,
+				    Y(p[k].y), svg_colour[side]);
+			}
+		buf_addstr(b, "</g>\n");
+		drawn += (int)npts;
+		free(p);
+	}
+
+	/* legend, right-aligned above the plot */
+	legend_x = w - SVG_MR;
+	for (i = c->nseries; i-- > 0;) {
+		const struct svg_series *s = &c->series[i];
+		int side = s->side ? 1 : 0;
+		size_t len = s->label ? strlen(s->label) : 0;
+
+		if (!s->label)
+			continue;
+		if (len > 24)
+			len = 24;
+		buf_addf(b, "<text x=\"%d\" y=\"26\" font-size=\"10\" "
+		    "text-anchor=\"end\" fill=\"%s\">", legend_x,
+		    svg_colour[side]);
+		html_txt(b, s->label);
+		buf_addstr(b, "</text>\n");
+		legend_x -= (int)(len * 6 + 16);
+	}
+	if (!drawn)
+		buf_addf(b, "<text class=\"svg-nodata\" x=\"%.1f\" y=\"%.1f\" "
+		    "font-size=\"12\" text-anchor=\"middle\" fill=\"#888\">"
+		    "no data</text>\n", SVG_ML + pw / 2, SVG_MT + ph / 2);
+	buf_addstr(b, "</svg>\n");
+#undef X
+#undef Y
+	return drawn;
+}
