@@ -137,8 +137,12 @@ cmd_stats_compare(int argc, char **argv)
 		json_decref(j);
 		putchar('\n');
 	} else {
-		printf("base: %s (%zu samples)\ntest: %s (%zu samples)\n\n",
-		    base_path, base.nsamples, test_path, test.nsamples);
+		printf("base: %s (%zu samples; skipped %zu lock-profile, %zu "
+		    "error lines)\n", base_path, base.nsamples,
+		    base.nlock_profile, base.nerror);
+		printf("test: %s (%zu samples; skipped %zu lock-profile, %zu "
+		    "error lines)\n\n", test_path, test.nsamples,
+		    test.nlock_profile, test.nerror);
 		stats_result_print_table(stdout, &res);
 	}
 	if (fflush(stdout) != 0) {

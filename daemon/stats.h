@@ -203,7 +203,8 @@ void	stats_result_release(struct stats_result *);
 
 /*
  * Whether more boots would help: some row is inconclusive and
- * boots_done < max_boots.  The caller then schedules the next look
+ * boots_done (boots per side so far: the smaller side's count) is below
+ * max_boots.  The caller then schedules the next look
  * (STATS_DEFAULT_BOOT_STEP more per side) and compares again with the same
  * opts.looks, so the error rate stays at alpha over all looks.
  */

@@ -35,6 +35,7 @@ python3 "$T/gen.py" "$T/aa.jsonl" 3 0 0
 
 ok "compare prints a table" sh -c "'$K' stats compare --base '$T/base.jsonl' --test '$T/test.jsonl' >'$T/table.txt'"
 like '^fault-free:' "$T/table.txt" "table groups by workload"
+like '^test: .*\(180 samples; skipped 12 lock-profile, 1 error lines\)' "$T/table.txt" "skipped lines counted"
 like 'pages_per_sec .*improvement' "$T/table.txt" "+10% pages/s, higher is better: improvement"
 like 'wall .*regression' "$T/table.txt" "+10% wall seconds, lower is better: regression"
 like '\+ *[0-9.]+% \[ *\+[0-9.]+%, *\+[0-9.]+%\] *\*' "$T/table.txt" "significant row shows %change [CI] and is marked"
