@@ -21,6 +21,7 @@
 #include "daemon/intake.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
+#include "daemon/sched.h"
 #include "lib/xalloc.h"
 
 /* An uploaded mbox may be as large as a thread fetched from lore. */
@@ -143,7 +144,8 @@ static int
 api_series_post(struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT(4096);
-	const char *url = NULL, *base = NULL;
+	const char *url = NULL, *base = NULL, *matrix = NULL;
+	int boots = 0;
 	long long id, version = 0;
 	size_t max = config_int(&app.cfg, "daemon", NULL, "max_body");
 	json_t *j = NULL;
@@ -174,6 +176,11 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 	    http_json_int(j, "version", 0, &version, resp) < 0 ||
 	    http_json_str(j, "base", 0, &base, resp) < 0)
 		goto out;
+	/* scheduler options: "matrix" (workloads.conf text), "boots" */
+	if (sched_request_parse(j, &matrix, &boots, &err) < 0) {
+		http_reply_error(resp, 400, "%s", err.data);
+		goto out;
+	}
 	if (version < 0 || version > 1000) {
 		http_reply_error(resp, 400, "field \"version\" must be between "
 		    "1 and 1000");
@@ -182,6 +189,11 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 	if (intake_submit_url(req->db, url, (int)version,
 	    base && *base ? base : NULL, &id, &err) < 0) {
 		http_reply_error(resp, 400, "%s", err.data);
+		goto out;
+	}
+	if (sched_request_store(req->db, id, matrix, boots) < 0) {
+		http_reply_error(resp, 500, "the submission's matrix and boots "
+		    "could not be stored");
 		goto out;
 	}
 	api_series_created(resp, id);

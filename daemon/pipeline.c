@@ -20,6 +20,7 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/pipeline.h"
+#include "daemon/sched.h"
 #include "daemon/stage_build.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -30,6 +31,8 @@ static const struct stage pipeline_stages[] = {
 	{ "fetched", stage_apply, "applied" },
 	{ "applied", stage_build, "built" },
 	/* scheduler: built -> running -> done */
+	{ "built", stage_sched_start, "running" },
+	{ "running", stage_sched_wait, "done" },
 };
 #define NSTAGES (sizeof(pipeline_stages) / sizeof(pipeline_stages[0]))
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "daemon/routes.h"
+#include "daemon/sched.h"
 #include "daemon/stage_build.h"
 
 const struct route *const http_route_tables[] = {
@@ -19,5 +20,6 @@ const struct route *const http_route_tables[] = {
 
 const struct series_section series_sections[] = {
 	{ "builds", stage_build_series_json, stage_build_series_html },
+	{ "schedule", sched_series_json, sched_series_html },
 	{ NULL, NULL, NULL }
 };

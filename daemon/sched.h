@@ -1,0 +1,213 @@
+/*
+ * sched: the A/B scheduler.  A series that reached `built` becomes a
+ * comparison: its base and patched kernels, a workload matrix, a number of
+ * boots per side, and jobs (daemon/agent.h) that agents of ONE hardware
+ * class lease, base and patched interleaved.  When every job of a look has
+ * finished, the two sides are compared (daemon/stats.h); an inconclusive
+ * comparison with budget left gets another look (more boots per side),
+ * otherwise the result is stored and the series is `done`.
+ *
+ *	built   -> running	stage_sched_start: comparison + first look's jobs
+ *	running -> done		stage_sched_wait: wait, compare, maybe look again
+ *
+ * Budget ([sched] in kperfci.conf): boots per side for the first look
+ * (default STATS_DEFAULT_BOOTS), boot_step more per side per extra look, up
+ * to max_boots.  A submission may ask for fewer boots (a quick run): its
+ * step and maximum are scaled down in the same proportion.  The number of
+ * looks this allows (stats_planned_looks) is fixed when the comparison is
+ * created and every look is tested at alpha / looks, so the adaptive extra
+ * boots do not raise the false-positive rate.
+ *
+ * Failures: a job the agent layer gave up on (`failed`: leases expired
+ * max_attempts times, download or workload failure) is an infrastructure
+ * failure: a replacement job with the same side and boot number is queued,
+ * at most max_replacements per comparison.  A `boot-failed` job (panic,
+ * boot hang) is a result about the kernel: counted per side, never retried.
+ * When no boot of a side produced samples, the series fails ("every patched
+ * boot panicked"); otherwise the comparison uses the boots that ran and its
+ * summary says how many failed.
+ *
+ * Read functions for pages and reports: sched_get (the comparison row with
+ * progress, jobs and their states), sched_side_jsonl (one side's samples in
+ * the stats JSONL format, boot = the job's boot number), sched_side_profiles
+ * (lock profiles), sched_result (the statistics, recomputed on read with the
+ * comparison's own options: stats_compare is deterministic, so this equals
+ * the stored result JSON).
+ */
+#ifndef KPERFCI_SCHED_H
+#define KPERFCI_SCHED_H
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+
+struct db;
+struct stage_ctx;
+struct stats_result;
+struct stats_opts;
+
+/* Series priorities (series.priority, copied to every job): interactive
+   submissions go before nightly work. */
+#define SCHED_PRIO_INTERACTIVE	0
+#define SCHED_PRIO_NIGHTLY	(-100)
+
+/* Largest boots a submission may ask for, whatever [sched] says. */
+#define SCHED_MAX_BOOTS		1000
+
+/* The pipeline stages (rows in pipeline.c). */
+int	stage_sched_start(struct stage_ctx *);
+int	stage_sched_wait(struct stage_ctx *);
+
+/*
+ * Creates the comparison of series sid from two agent kernels (ids from
+ * agent_kernel_add*), with its first look's jobs, and moves the series
+ * from `from` to `to`, in one transaction.  stage_sched_start calls it
+ * after registering the built bzImages; tests call it directly.  0, or -1
+ * with a sentence in err.
+ */
+int	sched_create(struct db *, long long sid, long long kbase,
+	    long long kpatched, const char *from, const char *to,
+	    struct buf *err);
+
+/* ---- submission ------------------------------------------------------- */
+
+/*
+ * Checks the optional "matrix" (string, workloads.conf text) and "boots"
+ * (integer, 1..[sched] max_boots) members of a POST /api/v1/series body.
+ * *matrix (borrowed from body) is NULL and *boots 0 when absent.  0, or -1
+ * with a sentence naming the field in err.
+ */
+int	sched_request_parse(const json_t *body, const char **matrix,
+	    int *boots, struct buf *err);
+/* Stores them for series_id (nothing is stored when both are unset). */
+int	sched_request_store(struct db *, long long series_id,
+	    const char *matrix, int boots);
+
+/* ---- reading a comparison --------------------------------------------- */
+
+/* One job of a comparison, with its newest attempt. */
+struct sched_job {
+	long long id;
+	char	 side[8];		/* "base" | "patched" */
+	int	 boot;
+	int	 priority;
+	char	*state;			/* queued leased done failed
+					   boot-failed */
+	char	*reason;		/* NULL */
+	char	*agent;			/* who holds it or ran it, NULL */
+	int	 attempts;
+	int	 replaced;		/* 1: a newer job took its boot */
+	int	 console;		/* 1: the newest attempt has a console
+					   log: /api/v1/jobs/ID/console
+					   ?attempt=attempts */
+	char	*class;			/* required class, NULL: any */
+};
+
+struct sched_side {
+	long long kernel_id;
+	int	 planned;		/* boots scheduled (= comparison's) */
+	int	 done;			/* boots with samples */
+	int	 boot_failed;		/* kernel failures */
+	int	 lost;			/* infrastructure failures not
+					   replaced (budget spent) */
+	int	 running, queued;
+};
+
+struct sched_comparison {
+	long long id, series_id;
+	char	*state;			/* running | done | failed */
+	char	*class;			/* NULL until pinned */
+	char	*matrix;
+	char	*summary;		/* NULL while running */
+	char	*result;		/* stats JSON text when done, or NULL */
+	int	 priority;
+	int	 boots, boot_step, max_boots, looks, look, planned;
+	int	 replacements, max_replacements;
+	long long created, updated;
+	struct sched_side base, patched;
+	char	**agents;		/* agents holding a job now */
+	size_t	 nagents;
+	struct sched_job *jobs;		/* in creation (= lease) order */
+	size_t	 njobs;
+};
+
+void	sched_comparison_release(struct sched_comparison *);
+
+/* The comparison of a series: 0, 1 when there is none (yet), -1. */
+int	sched_get(struct db *, long long series_id, struct sched_comparison *);
+/* The same by comparison id. */
+int	sched_get_id(struct db *, long long comparison_id,
+	    struct sched_comparison *);
+/* A new JSON object of c (progress, jobs, but not the result). */
+json_t	*sched_json(const struct sched_comparison *);
+
+/*
+ * The samples of one side ("base" or "patched") as stats JSON lines, one
+ * per sample, "boot" = the job's boot number; only jobs that finished
+ * `done` and were not replaced.  Appends to out.  0 or -1.
+ */
+int	sched_side_jsonl(struct db *, long long comparison_id,
+	    const char *side, struct buf *out);
+/*
+ * The lock profiles of one side: a new array of the profile objects as the
+ * agent sent them, each with "boot" and "job" added.  0 or -1.
+ */
+int	sched_side_profiles(struct db *, long long comparison_id,
+	    const char *side, json_t **out);
+/*
+ * The comparison's statistics over the boots that ran, with the options
+ * it is judged by (opts.looks = its planned looks).  0 (release res), or
+ * -1 with err (no samples on a side, unreadable samples).
+ */
+int	sched_result(struct db *, long long comparison_id,
+	    struct stats_result *res, struct buf *err);
+/* The stats options of a comparison with `looks` planned looks. */
+void	sched_stats_opts(struct stats_opts *, int looks);
+
+/* Series section (routes.c): "schedule" in the series JSON, and a progress
+   <section> on the series page. */
+int	sched_series_json(struct db *, long long series_id, json_t *obj);
+void	sched_series_html(struct db *, long long series_id, struct buf *out);
+
+/* ---- the store (db_sched.c) ------------------------------------------- */
+
+int	db_sched_request_set(struct db *, long long series_id,
+	    const char *matrix, int boots);
+/* *matrix malloc'd or NULL, *boots 0 when unset.  0 (also when no row). */
+int	db_sched_request_get(struct db *, long long series_id, char **matrix,
+	    int *boots);
+
+struct db_sched_new {
+	long long series_id, base_kernel, patched_kernel;
+	const char *matrix, *class;
+	int	 priority, boots, boot_step, max_boots, looks;
+	int	 max_replacements;
+};
+/* Inserts a comparison (look 1, planned = boots).  0 or -1. */
+int	db_sched_insert(struct db *, const struct db_sched_new *,
+	    long long now, long long *id);
+/* The row (not jobs, agents or side counts).  0, 1 none, -1. */
+int	db_sched_get(struct db *, long long series_id, long long id,
+	    struct sched_comparison *);
+/* Jobs of a comparison in id order, with replaced flags.  0 or -1. */
+int	db_sched_jobs(struct db *, long long comparison_id,
+	    struct sched_job **jobs, size_t *n);
+void	db_sched_jobs_free(struct sched_job *, size_t n);
+int	db_sched_set_look(struct db *, long long id, int look, int planned,
+	    long long now);
+int	db_sched_add_replacement(struct db *, long long id, long long now);
+int	db_sched_finish(struct db *, long long id, const char *state,
+	    const char *summary, const char *result, long long now);
+/*
+ * The hardware class with most agents seen since `since` (ties: the one
+ * seen last); *class NULL when there is none.  *n its agent count.
+ */
+int	db_sched_best_class(struct db *, long long since, char **class,
+	    int *n);
+/* Agents of class seen since `since`. */
+int	db_sched_class_agents(struct db *, const char *class, long long since,
+	    int *n);
+/* Sets a series' priority (nightly runs lower theirs). */
+int	db_sched_set_priority(struct db *, long long series_id, int priority);
+
+#endif
