@@ -56,6 +56,7 @@ place_check(const char *spec)
 	return place_parse(spec, &kind, &num, &frac);
 }
 
+/* qsort has no context argument; placement runs on one thread at a time */
 static const struct load_topo *place_topo;
 
 /* inside a node: one CPU per core first, then the SMT siblings */

@@ -299,9 +299,12 @@ prof_json(struct prof *p, const char *params, int top, struct sample_json *j)
 	double tot = p->total ? (double)p->total : 1.0;
 	int i, k, nc;
 
-	qsort(p->self, p->nself, sizeof(*p->self), prof_count_cmp);
-	qsort(p->locks, p->nlocks, sizeof(*p->locks), prof_count_cmp);
-	qsort(p->callers, p->ncallers, sizeof(*p->callers), prof_count_cmp);
+	if (p->nself)
+		qsort(p->self, p->nself, sizeof(*p->self), prof_count_cmp);
+	if (p->nlocks)
+		qsort(p->locks, p->nlocks, sizeof(*p->locks), prof_count_cmp);
+	if (p->ncallers)
+		qsort(p->callers, p->ncallers, sizeof(*p->callers), prof_count_cmp);
 	sample_json_addf(j, "{\"workload\":\"lock-profile\",\"params\":");
 	sample_json_str(j, params);
 	sample_json_addf(j, ",\"type\":\"lock-profile\",\"total_samples\":%ld,"

@@ -58,7 +58,8 @@ topo_parse_cpulist(const char *s, int **out, int *n)
 		else if (*p && *p != '\n')
 			goto bad;
 	}
-	qsort(v, nv, sizeof(*v), topo_cmp_int);
+	if (nv)
+		qsort(v, nv, sizeof(*v), topo_cmp_int);
 	for (i = j = 0; i < nv; i++)
 		if (j == 0 || v[j - 1] != v[i])
 			v[j++] = v[i];
@@ -184,7 +185,8 @@ topo_load_nodes(struct load_topo *t, const char *root)
 		ids[nids++] = v;
 	}
 	closedir(d);
-	qsort(ids, nids, sizeof(*ids), topo_cmp_int);
+	if (nids)
+		qsort(ids, nids, sizeof(*ids), topo_cmp_int);
 	for (i = 0; i < nids; i++)
 		if (topo_add_node(t, ids[i], root, NULL) < 0) {
 			free(ids);
