@@ -170,6 +170,12 @@ fr_run(struct wl_run *r)
 		return -1;
 	snprintf(top, sizeof(top), "%.3000s/kperfci-file-read-%d", wl_get(r, "dir"),
 	    (int)getpid());
+	/* a bare initramfs may have no /tmp yet */
+	if (mkdir(wl_get(r, "dir"), 01777) < 0 && errno != EEXIST) {
+		load_err("file-read: cannot create --dir %s: %s", wl_get(r, "dir"),
+		    strerror(errno));
+		goto out;
+	}
 	if (mkdir(top, 0755) < 0) {
 		load_err("file-read: cannot create %s: %s", top, strerror(errno));
 		goto out;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agents/load/util.h"
@@ -42,7 +43,7 @@ pf_task(struct wl_task *t)
 	if (a->variant != 1) {
 		char tmpfile[PATH_MAX];
 
-		snprintf(tmpfile, sizeof(tmpfile), "%s/willitscale.XXXXXX", a->dir);
+		snprintf(tmpfile, sizeof(tmpfile), "%.3000s/willitscale.XXXXXX", a->dir);
 		fd = mkstemp(tmpfile);
 		if (fd < 0) {
 			wl_task_fail(t, "mkstemp in %s: %s", a->dir, strerror(errno));
@@ -113,6 +114,11 @@ pf_run(struct wl_run *r)
 	thp_path[0] = '\0';
 	if (wl_get_tasks(r, "tasks", &cpus, &n) < 0)
 		return -1;
+	/* a bare initramfs may have no /tmp yet */
+	if (a.variant != 1 && mkdir(a.dir, 01777) < 0 && errno != EEXIST) {
+		load_err("page-fault: cannot create --dir %s: %s", a.dir, strerror(errno));
+		goto out;
+	}
 	if (thp && pf_thp_set(thp, thp_path, sizeof(thp_path), thp_old,
 	    sizeof(thp_old)) < 0) {
 		thp_path[0] = '\0';
