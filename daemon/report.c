@@ -1,0 +1,1532 @@
+/*
+ * report: the comparison model and its three renderings (see report.h).
+ * report_load, at the end of this file, is the only part that reads the
+ * store; everything above it is pure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/db.h"
+#include "daemon/db_build.h"
+#include "daemon/html.h"
+#include "daemon/pipeline.h"
+#include "daemon/report.h"
+#include "daemon/svg.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+
+/* Lock-profile diff: at most this many locks, and callers per lock. */
+#define REPORT_TOP_LOCKS	8
+#define REPORT_TOP_CALLERS	4
+/* The largest per-side sample text report_compute accepts. */
+#define REPORT_MAX_JSONL	STATS_MAX_FILE
+
+const char *
+report_side_name(int side)
+{
+	return side == REPORT_PATCHED ? "patched" : "base";
+}
+
+void
+report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kernel[0].build_progress = r->kernel[1].build_progress = -1;
+}
+
+static void
+report_profiles_free(struct report_profile *p, size_t n)
+{
+	size_t i, k, c;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < p[i].nlocks; k++) {
+			for (c = 0; c < p[i].locks[k].ncallers; c++)
+				free(p[i].locks[k].callers[c].symbol);
+			free(p[i].locks[k].callers);
+			free(p[i].locks[k].lock);
+			free(p[i].locks[k].symbol);
+		}
+		free(p[i].locks);
+		free(p[i].params);
+	}
+	free(p);
+}
+
+void
+report_release(struct report *r)
+{
+	size_t i;
+	int s;
+
+	free(r->series_state);
+	free(r->series_error);
+	free(r->subject);
+	free(r->author);
+	free(r->source);
+	free(r->tree);
+	free(r->base_commit);
+	free(r->base_kind);
+	free(r->base_reason);
+	for (s = 0; s < 2; s++) {
+		free(r->kernel[s].commit);
+		free(r->kernel[s].build_state);
+		free(r->kernel[s].build_error);
+	}
+	free(r->state);
+	free(r->error);
+	free(r->hw_class);
+	free(r->topology);
+	free(r->agent);
+	free(r->matrix);
+	for (i = 0; i < r->njobs; i++) {
+		free(r->jobs[i].state);
+		free(r->jobs[i].reason);
+		free(r->jobs[i].agent);
+		free(r->jobs[i].console);
+	}
+	free(r->jobs);
+	if (r->have_result)
+		stats_result_release(&r->result);
+	report_profiles_free(r->profiles, r->nprofiles);
+	report_init(r);
+}
+
+/* ---- computing the rows and the lock-profile diff ----------------------- */
+
+static struct report_profile *
+report_profile_get(struct report *r, const char *params)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprofiles; i++)
+		if (!strcmp(r->profiles[i].params, params))
+			return &r->profiles[i];
+	r->profiles = xrealloc(r->profiles, (r->nprofiles + 1) *
+	    sizeof(*r->profiles));
+	memset(&r->profiles[r->nprofiles], 0, sizeof(*r->profiles));
+	r->profiles[r->nprofiles].params = xstrdup(params);
+	return &r->profiles[r->nprofiles++];
+}
+
+static void
+report_share_init(double share[2])
+{
+	share[0] = share[1] = 0;
+}
+
+static struct report_lock *
+report_lock_get(struct report_profile *p, const char *lock, const char *sym)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlocks; i++)
+		if (!strcmp(p->locks[i].lock, lock) &&
+		    !strcmp(p->locks[i].symbol, sym))
+			return &p->locks[i];
+	p->locks = xrealloc(p->locks, (p->nlocks + 1) * sizeof(*p->locks));
+	memset(&p->locks[p->nlocks], 0, sizeof(*p->locks));
+	p->locks[p->nlocks].lock = xstrdup(lock);
+	p->locks[p->nlocks].symbol = xstrdup(sym);
+	report_share_init(p->locks[p->nlocks].share);
+	return &p->locks[p->nlocks++];
+}
+
+static struct report_caller *
+report_caller_get(struct report_lock *l, const char *sym)
+{
+	size_t i;
+
+	for (i = 0; i < l->ncallers; i++)
+		if (!strcmp(l->callers[i].symbol, sym))
+			return &l->callers[i];
+	l->callers = xrealloc(l->callers, (l->ncallers + 1) *
+	    sizeof(*l->callers));
+	l->callers[l->ncallers].symbol = xstrdup(sym);
+	report_share_init(l->callers[l->ncallers].share);
+	return &l->callers[l->ncallers++];
+}
+
+static const char *
+report_jstr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* A share as uploaded: a number in [0, 1], else -1 (ignored). */
+static double
+report_jshare(json_t *o)
+{
+	json_t *v = json_object_get(o, "share");
+	double d;
+
+	if (!json_is_number(v))
+		return -1;
+	d = json_number_value(v);
+	return isfinite(d) && d >= 0 && d <= 1 ? d : -1;
+}
+
+/* Adds one "type":"lock-profile" line of side to r's profile sums. */
+static void
+report_profile_add(struct report *r, int side, json_t *o)
+{
+	json_t *locks = json_object_get(o, "locks"), *l, *callers, *c;
+	const char *params = report_jstr(o, "params"), *name, *sym;
+	struct report_profile *p;
+	struct report_lock *rl;
+	size_t i, k;
+	double sh;
+
+	if (!json_is_array(locks))
+		return;
+	p = report_profile_get(r, params ? params : "");
+	p->nprofiles[side]++;
+	json_array_foreach(locks, i, l) {
+		name = report_jstr(l, "lock");
+		sym = report_jstr(l, "symbol");
+		if (!name || !sym || (sh = report_jshare(l)) < 0 ||
+		    strlen(name) > 256 || strlen(sym) > 256)
+			continue;
+		rl = report_lock_get(p, name, sym);
+		rl->share[side] += sh;
+		callers = json_object_get(l, "callers");
+		json_array_foreach(callers, k, c) {
+			sym = report_jstr(c, "symbol");
+			if (!sym || strlen(sym) > 256 ||
+			    (sh = report_jshare(c)) < 0)
+				continue;
+			report_caller_get(rl, sym)->share[side] += sh;
+		}
+	}
+}
+
+static double
+report_lock_max(const double s[2])
+{
+	double a = isfinite(s[0]) ? s[0] : 0, b = isfinite(s[1]) ? s[1] : 0;
+
+	return a > b ? a : b;
+}
+
+static int
+report_cmp_lock(const void *a, const void *b)
+{
+	double x = report_lock_max(((const struct report_lock *)a)->share);
+	double y = report_lock_max(((const struct report_lock *)b)->share);
+
+	return (x < y) - (x > y);
+}
+
+static int
+report_cmp_caller(const void *a, const void *b)
+{
+	double x = report_lock_max(((const struct report_caller *)a)->share);
+	double y = report_lock_max(((const struct report_caller *)b)->share);
+
+	return (x < y) - (x > y);
+}
+
+/* Sums to means over each side's profiles; NAN where a side has none. */
+static void
+report_profiles_finish(struct report *r)
+{
+	size_t i, k, c;
+	int s;
+
+	for (i = 0; i < r->nprofiles; i++) {
+		struct report_profile *p = &r->profiles[i];
+
+		for (k = 0; k < p->nlocks; k++) {
+			struct report_lock *l = &p->locks[k];
+
+			for (s = 0; s < 2; s++) {
+				l->share[s] = p->nprofiles[s] ? l->share[s] /
+				    p->nprofiles[s] : NAN;
+				for (c = 0; c < l->ncallers; c++)
+					l->callers[c].share[s] =
+					    p->nprofiles[s] ?
+					    l->callers[c].share[s] /
+					    p->nprofiles[s] : NAN;
+			}
+			qsort(l->callers, l->ncallers, sizeof(*l->callers),
+			    report_cmp_caller);
+		}
+		qsort(p->locks, p->nlocks, sizeof(*p->locks), report_cmp_lock);
+	}
+}
+
+int
+report_set_profiles(struct report *r, const json_t *base,
+    const json_t *patched)
+{
+	const json_t *sides[2] = { base, patched };
+	json_t *o;
+	size_t i;
+	int s;
+
+	report_profiles_free(r->profiles, r->nprofiles);
+	r->profiles = NULL;
+	r->nprofiles = 0;
+	for (s = 0; s < 2; s++)
+		json_array_foreach(sides[s], i, o)
+			if (json_is_object(o))
+				report_profile_add(r, s, o);
+	report_profiles_finish(r);
+	return 0;
+}
+
+int
+report_compute(struct report *r, const char *bdata, size_t blen,
+    const char *tdata, size_t tlen, const struct stats_opts *opts,
+    struct buf *err)
+{
+	struct stats_set base, test;
+	char e[512];
+	int rc = -1;
+
+	stats_set_init(&base);
+	stats_set_init(&test);
+	if (r->have_result) {
+		stats_result_release(&r->result);
+		r->have_result = 0;
+	}
+	if (blen > REPORT_MAX_JSONL || tlen > REPORT_MAX_JSONL) {
+		buf_addstr(err, "samples of one side exceed 64 MiB");
+		goto out;
+	}
+	if (blen && stats_load_jsonl(&base, bdata, blen, e, sizeof(e)) < 0) {
+		buf_addf(err, "base samples: %s", e);
+		goto out;
+	}
+	if (tlen && stats_load_jsonl(&test, tdata, tlen, e, sizeof(e)) < 0) {
+		buf_addf(err, "patched samples: %s", e);
+		goto out;
+	}
+	stats_compare(&base, &test, opts, &r->result);
+	r->have_result = 1;
+	rc = 0;
+out:
+	stats_set_release(&base);
+	stats_set_release(&test);
+	return rc;
+}
+
+/* ---- verdicts ----------------------------------------------------------- */
+
+/* How a side's boots failed, in two words, when every boot failed. */
+static const char *
+report_side_all_failed(const struct report *r, int side)
+{
+	size_t i, n = 0, panic = 0, hang = 0;
+
+	if (r->side[side].failed == 0 || r->side[side].done > 0 ||
+	    r->side[side].failed < r->side[side].planned)
+		return NULL;
+	for (i = 0; i < r->njobs; i++) {
+		const struct report_job *j = &r->jobs[i];
+
+		if (j->side != side)
+			continue;
+		n++;
+		if (j->reason && strcasestr(j->reason, "panic"))
+			panic++;
+		else if (j->reason && (strcasestr(j->reason, "hang") ||
+		    strcasestr(j->reason, "timed out") ||
+		    strcasestr(j->reason, "timeout")))
+			hang++;
+	}
+	if (n && panic == n)
+		return "panicked";
+	if (n && hang == n)
+		return "hung";
+	return "failed";
+}
+
+/* 1 while the comparison can still change. */
+int
+report_is_live(const struct report *r)
+{
+	if (r->series_state && r->series_final)
+		return 0;
+	if (r->state && (!strcmp(r->state, "done") ||
+	    !strncmp(r->state, "failed", 6)))
+		return 0;
+	return 1;
+}
+
+const char *
+report_verdict(const struct report *r, char *buf, size_t sz)
+{
+	const char *how;
+	size_t reg, imp, inc;
+	int s;
+
+	for (s = REPORT_PATCHED; s >= REPORT_BASE; s--)
+		if ((how = report_side_all_failed(r, s)))
+			return stats_failed_verdict(buf, sz,
+			    report_side_name(s), how);
+	if (r->error && r->state && !strncmp(r->state, "failed", 6)) {
+		snprintf(buf, sz, "failed: %s", r->error);
+		return buf;
+	}
+	if (!r->have_result || r->result.n == 0) {
+		if (r->series_error) {
+			snprintf(buf, sz, "failed: %s", r->series_error);
+			return buf;
+		}
+		snprintf(buf, sz, "%s", report_is_live(r) ? "running" :
+		    "no results");
+		return buf;
+	}
+	reg = r->result.count[STATS_REGRESSION];
+	imp = r->result.count[STATS_IMPROVEMENT];
+	inc = r->result.count[STATS_INCONCLUSIVE];
+	if (reg && imp)
+		snprintf(buf, sz, "mixed: %zu regression%s, %zu improvement%s",
+		    reg, reg > 1 ? "s" : "", imp, imp > 1 ? "s" : "");
+	else if (reg)
+		snprintf(buf, sz, "regression");
+	else if (imp)
+		snprintf(buf, sz, "improvement");
+	else if (inc)
+		snprintf(buf, sz, "inconclusive");
+	else if (r->result.count[STATS_NO_CHANGE])
+		snprintf(buf, sz, "no change");
+	else
+		snprintf(buf, sz, "no comparable metrics");
+	return buf;
+}
+
+/* The class name of a verdict word, for CSS ("regression", "failed"). */
+static const char *
+report_verdict_class(const char *v)
+{
+	static const char *const k[] = { "regression", "improvement",
+	    "no change", "inconclusive", "failed", "mixed", "running" };
+	size_t i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (!strncmp(v, k[i], strlen(k[i])))
+			return i == 2 ? "nochange" : k[i];
+	return "other";
+}
+
+/* ---- number formatting shared by the renderers -------------------------- */
+
+static void
+report_fmt_side(char *out, size_t sz, const struct stats_side *d)
+{
+	if (!d->present || !isfinite(d->mean))
+		snprintf(out, sz, "-");
+	else if (d->nboots > 1 && isfinite(d->pct_stddev))
+		snprintf(out, sz, "%.6g ±%.0f%%", d->mean, d->pct_stddev);
+	else
+		snprintf(out, sz, "%.6g", d->mean);
+}
+
+static void
+report_fmt_change(char *out, size_t sz, const struct stats_row *row)
+{
+	if (!isfinite(row->pct_change))
+		snprintf(out, sz, "-");
+	else if (!isfinite(row->ci_lo) || !isfinite(row->ci_hi))
+		snprintf(out, sz, "%+.1f%%", row->pct_change);
+	else
+		snprintf(out, sz, "%+.1f%% [%+.1f%%, %+.1f%%]",
+		    row->pct_change, row->ci_lo, row->ci_hi);
+}
+
+/* Why a row has no numbers: which side lacks the metric. */
+static const char *
+report_row_missing(const struct stats_row *row)
+{
+	if (!row->base.present && !row->test.present)
+		return "missing on both sides";
+	if (!row->base.present)
+		return "missing on the base side";
+	if (!row->test.present)
+		return "missing on the patched side";
+	return NULL;
+}
+
+/* "fault-free.pages_per_sec" plus " (mode=shmem,tasks=2)". */
+static void
+report_row_name(struct buf *b, const struct stats_row *row)
+{
+	buf_addf(b, "%s.%s", row->workload, row->metric);
+	if (row->params && *row->params)
+		buf_addf(b, " (%s)", row->params);
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+/*
+ * Appends s with control bytes replaced by '?': the report is shown in
+ * terminals (`kperfci submit --wait`), where an escape sequence from a
+ * subject or a name could rewrite the screen.  Newlines stay (a name with
+ * one only breaks a line).
+ */
+static void
+report_clean(struct buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		buf_addch(b, (c < 0x20 && c != '\t' && c != '\n') ||
+		    c == 0x7f ? '?' : c);
+	}
+}
+
+static void PRINTF(2, 3)
+report_cleanf(struct buf *b, const char *fmt, ...)
+{
+	struct buf t = BUF_INIT(0);
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&t, fmt, ap);
+	va_end(ap);
+	report_clean(b, t.data);
+	buf_release(&t);
+}
+
+/* Pads to width display columns ("±" is two bytes, one column). */
+static void
+report_pad(struct buf *b, const char *s, int width, int right)
+{
+	int cols = 0, i;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if ((*p & 0xc0) != 0x80)
+			cols++;
+	if (right)
+		for (i = cols; i < width; i++)
+			buf_addch(b, ' ');
+	report_clean(b, s);
+	if (!right)
+		for (i = cols; i < width; i++)
+			buf_addch(b, ' ');
+}
+
+void
+report_table_text(const struct stats_result *res, struct buf *b)
+{
+	const char *wl = NULL;
+	char s1[64], s2[64], chg[96];
+	size_t i;
+
+	buf_addstr(b, "              base                                 "
+	    "              patched\n");
+	buf_addstr(b, "  ----------------  -----------------------------  "
+	    "----------------\n");
+	buf_addstr(b, "    mean ±%stddev     %change [95% CI]               "
+	    "mean ±%stddev  metric\n");
+	for (i = 0; i < res->n; i++) {
+		const struct stats_row *row = &res->rows[i];
+		const char *miss = report_row_missing(row);
+
+		if (!wl || strcmp(wl, row->workload)) {
+			buf_addch(b, '\n');
+			report_cleanf(b, "%s:\n", row->workload);
+			wl = row->workload;
+		}
+		report_fmt_side(s1, sizeof(s1), &row->base);
+		report_fmt_side(s2, sizeof(s2), &row->test);
+		report_fmt_change(chg, sizeof(chg), row);
+		report_pad(b, s1, 18, 1);
+		buf_addstr(b, "  ");
+		report_pad(b, chg, 29, 0);
+		buf_addstr(b, row->significant ? "*" : " ");
+		report_pad(b, s2, 16, 1);
+		buf_addstr(b, "  ");
+		report_clean(b, row->metric);
+		if (row->params && *row->params) {
+			buf_addch(b, ' ');
+			report_clean(b, row->params);
+		}
+		if (row->unit && *row->unit)
+			report_cleanf(b, " (%s)", row->unit);
+		if (miss)
+			report_cleanf(b, "  %s\n", miss);
+		else if (row->verdict == STATS_NO_CHANGE)
+			buf_addstr(b, "  no change\n");
+		else
+			report_cleanf(b, "  %s: %s\n",
+			    stats_verdict_name(row->verdict), row->reason);
+	}
+	if (res->n == 0)
+		buf_addstr(b, "\n(no metrics)\n");
+	buf_addf(b, "\n* significant: the 95%% CI excludes 0 and the rank "
+	    "test agrees (alpha %.3g over %d looks)\n", res->opts.alpha,
+	    res->opts.looks);
+}
+
+/* The commands that reproduce the result. */
+static void
+report_repro_lines(const struct report *r, const char *server,
+    struct buf *b, int html)
+{
+	struct buf t = BUF_INIT(0);
+
+	if (r->source)
+		buf_addf(&t, "kperfci%s%s submit %s --wait\n", server ? " -s " :
+		    "", server ? server : "", r->source);
+	else
+		buf_addf(&t, "kperfci%s%s submit --mbox SERIES.mbox --wait\n",
+		    server ? " -s " : "", server ? server : "");
+	buf_addstr(&t, "# one boot by hand: save the job definition as "
+	    "matrix.conf, then in the guest\n"
+	    "kperfci-load --matrix matrix.conf\n");
+	if (html)
+		html_txt(b, t.data);
+	else
+		report_clean(b, t.data);
+	buf_release(&t);
+}
+
+static void
+report_progress_text(const struct report *r, struct buf *b)
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		const struct report_side *d = &r->side[s];
+
+		buf_addf(b, "  %-8s %d/%d boots done", report_side_name(s),
+		    d->done, d->planned);
+		if (d->failed)
+			buf_addf(b, ", %d failed", d->failed);
+		if (d->running)
+			buf_addf(b, ", %d running", d->running);
+		buf_addch(b, '\n');
+	}
+}
+
+void
+report_text(const struct report *r, const char *server, struct buf *b)
+{
+	char v[256];
+	size_t i, k, nsig = 0;
+	int s;
+
+	report_verdict(r, v, sizeof(v));
+	report_cleanf(b, "kperfci result for series %lld: %s\n\n",
+	    r->series_id, v);
+	for (i = 0; r->have_result && i < r->result.n; i++) {
+		const struct stats_row *row = &r->result.rows[i];
+		struct buf name = BUF_INIT(0);
+
+		if (row->verdict != STATS_REGRESSION &&
+		    row->verdict != STATS_IMPROVEMENT)
+			continue;
+		if (!nsig++)
+			buf_addstr(b, "Significant changes:\n");
+		report_row_name(&name, row);
+		report_cleanf(b, "  %+.1f%% %s of %s\n", isfinite(row->pct_change)
+		    ? row->pct_change : 0, stats_verdict_name(row->verdict),
+		    name.data);
+		buf_release(&name);
+	}
+	if (nsig)
+		buf_addch(b, '\n');
+	else if (r->have_result && r->result.n && !report_is_live(r))
+		buf_addstr(b, "No significant change in any metric.\n\n");
+
+	buf_addstr(b, "What was tested\n");
+	report_cleanf(b, "  series:   %s%s", r->subject ? r->subject :
+	    "(no subject)", "");
+	if (r->version > 1)
+		buf_addf(b, " (v%d)", r->version);
+	buf_addch(b, '\n');
+	if (r->author)
+		report_cleanf(b, "  author:   %s\n", r->author);
+	if (r->source)
+		report_cleanf(b, "  link:     %s\n", r->source);
+	if (r->base_commit) {
+		report_cleanf(b, "  base:     %s", r->base_commit);
+		if (r->tree)
+			report_cleanf(b, " (tree %s)", r->tree);
+		buf_addch(b, '\n');
+		if (r->base_kind || r->base_reason)
+			report_cleanf(b, "            chosen by %s%s%s\n",
+			    r->base_kind ? r->base_kind : "",
+			    r->base_kind && r->base_reason ? ": " : "",
+			    r->base_reason ? r->base_reason : "");
+	}
+	for (s = 0; s < 2; s++) {
+		const struct report_kernel *kk = &r->kernel[s];
+
+		if (!kk->commit && !kk->build_id)
+			continue;
+		report_cleanf(b, "  %-8s  %s", report_side_name(s),
+		    kk->commit ? kk->commit : "(no commit yet)");
+		if (kk->build_id)
+			report_cleanf(b, ", build %lld (%s)", kk->build_id,
+			    kk->build_state ? kk->build_state : "?");
+		buf_addch(b, '\n');
+	}
+	buf_addstr(b, "\nOn what machine\n");
+	report_cleanf(b, "  class:    %s\n", r->hw_class ? r->hw_class :
+	    "(not assigned yet)");
+	if (r->topology)
+		report_cleanf(b, "  topology: %s\n", r->topology);
+	if (r->agent)
+		report_cleanf(b, "  agent:    %s\n", r->agent);
+	buf_addstr(b, "\nBoots (base and patched interleaved)\n");
+	report_progress_text(r, b);
+	for (s = 0; s < 2; s++) {
+		const char *how = report_side_all_failed(r, s);
+
+		if (!how)
+			continue;
+		report_cleanf(b, "  every %s boot %s; console logs:\n",
+		    report_side_name(s), how);
+		for (k = 0; k < r->njobs; k++)
+			if (r->jobs[k].side == s && r->jobs[k].console)
+				report_cleanf(b, "    %s%s\n", server ? server :
+				    "", r->jobs[k].console);
+	}
+	if (r->have_result) {
+		buf_addstr(b, "\nResults\n\n");
+		report_table_text(&r->result, b);
+	}
+	for (i = 0; i < r->nprofiles; i++) {
+		const struct report_profile *p = &r->profiles[i];
+
+		report_cleanf(b, "\nLock profile (%s), share of kernel samples:"
+		    "\n    base  patched  lock (where it spins)\n", p->params);
+		for (k = 0; k < p->nlocks && k < REPORT_TOP_LOCKS; k++) {
+			const struct report_lock *l = &p->locks[k];
+			char a[16], c[16];
+
+			snprintf(a, sizeof(a), isfinite(l->share[0]) ?
+			    "%5.1f%%" : "     -", 100 * l->share[0]);
+			snprintf(c, sizeof(c), isfinite(l->share[1]) ?
+			    "%5.1f%%" : "     -", 100 * l->share[1]);
+			report_cleanf(b, "  %s   %s  %s (%s)\n", a, c, l->lock,
+			    l->symbol);
+		}
+	}
+	if (r->matrix) {
+		buf_addstr(b, "\nJob definition (each boot runs this matrix)\n");
+		for (const char *p = r->matrix; *p;) {
+			size_t n = strcspn(p, "\n");
+			char *line = xstrndup(p, n);
+
+			report_cleanf(b, "  %s\n", line);
+			free(line);
+			p += n;
+			if (*p)
+				p++;
+		}
+	}
+	buf_addstr(b, "\nTo reproduce\n");
+	{
+		struct buf t = BUF_INIT(0);
+		const char *q, *e;
+
+		report_repro_lines(r, server, &t, 0);
+		for (q = t.data; q && *q; q = *e ? e + 1 : e) {
+			e = q + strcspn(q, "\n");
+			buf_addstr(b, "  ");
+			buf_add(b, q, e - q);
+			buf_addch(b, '\n');
+		}
+		buf_release(&t);
+	}
+	if (server)
+		report_cleanf(b, "\nFull result: %s/series/%lld\n", server,
+		    r->series_id);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static json_t *
+report_jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+report_jstring(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* Scaling curves: rows of one workload and metric whose params differ only
+   by a numeric tasks= value.  The key is the params without tasks=. */
+static int
+report_tasks_of(const char *params, char *rest, size_t sz, double *tasks)
+{
+	const char *p = params, *e;
+	struct buf o = BUF_INIT(0);
+	int found = 0;
+	char *end;
+
+	while (p && *p) {
+		e = p + strcspn(p, ",");
+		if (!strncmp(p, "tasks=", 6)) {
+			*tasks = strtod(p + 6, &end);
+			found = end != p + 6 && end == e && isfinite(*tasks);
+		} else {
+			if (o.len)
+				buf_addch(&o, ',');
+			buf_add(&o, p, e - p);
+		}
+		p = *e ? e + 1 : e;
+	}
+	snprintf(rest, sz, "%s", o.data ? o.data : "");
+	buf_release(&o);
+	return found;
+}
+
+struct report_curve {
+	const char *workload, *metric, *unit;
+	char	 rest[256];
+	double	*x, *y[2];
+	size_t	 n;
+};
+
+/* Groups r's rows into scaling curves with at least two task counts. */
+static size_t
+report_curves(const struct report *r, struct report_curve **out)
+{
+	struct report_curve *c = NULL;
+	size_t nc = 0, i, k;
+	char rest[256];
+	double tasks;
+
+	for (i = 0; r->have_result && i < r->result.n; i++) {
+		const struct stats_row *row = &r->result.rows[i];
+
+		if (!report_tasks_of(row->params, rest, sizeof(rest), &tasks))
+			continue;
+		for (k = 0; k < nc; k++)
+			if (!strcmp(c[k].workload, row->workload) &&
+			    !strcmp(c[k].metric, row->metric) &&
+			    !strcmp(c[k].rest, rest))
+				break;
+		if (k == nc) {
+			c = xrealloc(c, (nc + 1) * sizeof(*c));
+			memset(&c[nc], 0, sizeof(*c));
+			c[nc].workload = row->workload;
+			c[nc].metric = row->metric;
+			c[nc].unit = row->unit;
+			snprintf(c[nc].rest, sizeof(c[nc].rest), "%s", rest);
+			nc++;
+		}
+		c[k].x = xrealloc(c[k].x, (c[k].n + 1) * sizeof(double));
+		c[k].y[0] = xrealloc(c[k].y[0], (c[k].n + 1) * sizeof(double));
+		c[k].y[1] = xrealloc(c[k].y[1], (c[k].n + 1) * sizeof(double));
+		c[k].x[c[k].n] = tasks;
+		c[k].y[0][c[k].n] = row->base.present ? row->base.mean : NAN;
+		c[k].y[1][c[k].n] = row->test.present ? row->test.mean : NAN;
+		c[k].n++;
+	}
+	/* a curve needs two points */
+	for (i = k = 0; i < nc; i++) {
+		if (c[i].n >= 2) {
+			c[k++] = c[i];
+		} else {
+			free(c[i].x);
+			free(c[i].y[0]);
+			free(c[i].y[1]);
+		}
+	}
+	*out = c;
+	return k;
+}
+
+static void
+report_curves_free(struct report_curve *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(c[i].x);
+		free(c[i].y[0]);
+		free(c[i].y[1]);
+	}
+	free(c);
+}
+
+static json_t *
+report_side_boots(const struct stats_side *d)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; d->present && i < d->nboots; i++)
+		json_array_append_new(a, json_pack("{s:I,s:o}", "boot",
+		    (json_int_t)d->boot_ids[i], "mean",
+		    report_jnum(d->boot_means[i])));
+	return a;
+}
+
+static json_t *
+report_json_charts(const struct report *r)
+{
+	json_t *charts = json_array(), *pts, *o;
+	struct report_curve *c;
+	size_t i, k, nc;
+
+	for (i = 0; r->have_result && i < r->result.n; i++) {
+		const struct stats_row *row = &r->result.rows[i];
+
+		json_array_append_new(charts, json_pack("{s:s,s:s,s:s,s:s,s:s,"
+		    "s:o,s:o,s:o,s:o}", "kind", "boots",
+		    "workload", row->workload, "params", row->params,
+		    "metric", row->metric, "unit", row->unit,
+		    "base", report_side_boots(&row->base),
+		    "patched", report_side_boots(&row->test),
+		    "base_mean", report_jnum(row->base.present ?
+		    row->base.mean : NAN),
+		    "patched_mean", report_jnum(row->test.present ?
+		    row->test.mean : NAN)));
+	}
+	nc = report_curves(r, &c);
+	for (i = 0; i < nc; i++) {
+		pts = json_array();
+		for (k = 0; k < c[i].n; k++)
+			json_array_append_new(pts, json_pack("{s:o,s:o,s:o}",
+			    "tasks", report_jnum(c[i].x[k]),
+			    "base", report_jnum(c[i].y[0][k]),
+			    "patched", report_jnum(c[i].y[1][k])));
+		o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "scaling",
+		    "workload", c[i].workload, "params", c[i].rest,
+		    "metric", c[i].metric, "unit", c[i].unit, "points", pts);
+		json_array_append_new(charts, o);
+	}
+	report_curves_free(c, nc);
+	return charts;
+}
+
+static json_t *
+report_json_profiles(const struct report *r)
+{
+	json_t *a = json_array(), *locks, *callers;
+	size_t i, k, c;
+
+	for (i = 0; i < r->nprofiles; i++) {
+		const struct report_profile *p = &r->profiles[i];
+
+		locks = json_array();
+		for (k = 0; k < p->nlocks && k < REPORT_TOP_LOCKS; k++) {
+			const struct report_lock *l = &p->locks[k];
+
+			callers = json_array();
+			for (c = 0; c < l->ncallers && c < REPORT_TOP_CALLERS;
+			    c++)
+				json_array_append_new(callers, json_pack(
+				    "{s:s,s:o,s:o}", "symbol",
+				    l->callers[c].symbol, "base",
+				    report_jnum(l->callers[c].share[0]),
+				    "patched",
+				    report_jnum(l->callers[c].share[1])));
+			json_array_append_new(locks, json_pack("{s:s,s:s,s:o,"
+			    "s:o,s:o}", "lock", l->lock, "symbol", l->symbol,
+			    "base", report_jnum(l->share[0]),
+			    "patched", report_jnum(l->share[1]),
+			    "callers", callers));
+		}
+		json_array_append_new(a, json_pack("{s:s,s:i,s:i,s:o}",
+		    "params", p->params, "base_profiles", p->nprofiles[0],
+		    "patched_profiles", p->nprofiles[1], "locks", locks));
+	}
+	return a;
+}
+
+json_t *
+report_json(const struct report *r)
+{
+	json_t *o = json_object(), *prog = json_object(), *jobs = json_array();
+	json_t *failed = json_array(), *kernels = json_object(), *res;
+	char v[256];
+	size_t i;
+	int s;
+
+	report_verdict(r, v, sizeof(v));
+	json_object_set_new(o, "series", json_integer(r->series_id));
+	json_object_set_new(o, "comparison", r->comparison_id ?
+	    json_integer(r->comparison_id) : json_null());
+	json_object_set_new(o, "state", report_jstring(r->state ? r->state :
+	    r->series_state));
+	json_object_set_new(o, "series_state", report_jstring(
+	    r->series_state));
+	json_object_set_new(o, "live", json_boolean(report_is_live(r)));
+	json_object_set_new(o, "verdict", json_string(v));
+	json_object_set_new(o, "error", report_jstring(r->error ? r->error :
+	    r->series_error));
+	json_object_set_new(o, "subject", report_jstring(r->subject));
+	json_object_set_new(o, "version", r->version ?
+	    json_integer(r->version) : json_null());
+	json_object_set_new(o, "author", report_jstring(r->author));
+	json_object_set_new(o, "source", report_jstring(r->source));
+	json_object_set_new(o, "base", json_pack("{s:o,s:o,s:o,s:o}",
+	    "tree", report_jstring(r->tree),
+	    "commit", report_jstring(r->base_commit),
+	    "kind", report_jstring(r->base_kind),
+	    "reason", report_jstring(r->base_reason)));
+	for (s = 0; s < 2; s++) {
+		const struct report_kernel *k = &r->kernel[s];
+
+		json_object_set_new(kernels, report_side_name(s), json_pack(
+		    "{s:o,s:o,s:o,s:o,s:o}", "commit",
+		    report_jstring(k->commit), "build", k->build_id ?
+		    json_integer(k->build_id) : json_null(), "build_state",
+		    report_jstring(k->build_state), "build_progress",
+		    k->build_progress >= 0 ? json_integer(k->build_progress) :
+		    json_null(), "build_error", report_jstring(k->build_error)));
+		json_object_set_new(prog, report_side_name(s), json_pack(
+		    "{s:i,s:i,s:i,s:i}", "planned", r->side[s].planned,
+		    "done", r->side[s].done, "failed", r->side[s].failed,
+		    "running", r->side[s].running));
+	}
+	json_object_set_new(prog, "agent", report_jstring(r->agent));
+	json_object_set_new(prog, "looks", json_integer(r->looks));
+	json_object_set_new(o, "kernels", kernels);
+	json_object_set_new(o, "progress", prog);
+	json_object_set_new(o, "machine", json_pack("{s:o,s:o}", "class",
+	    report_jstring(r->hw_class), "topology",
+	    report_jstring(r->topology)));
+	json_object_set_new(o, "matrix", report_jstring(r->matrix));
+	for (i = 0; i < r->njobs; i++) {
+		const struct report_job *j = &r->jobs[i];
+		json_t *jo = json_pack("{s:I,s:s,s:i,s:o,s:o,s:o,s:o}",
+		    "id", (json_int_t)j->id, "side", report_side_name(j->side),
+		    "boot", j->boot, "state", report_jstring(j->state),
+		    "reason", report_jstring(j->reason),
+		    "agent", report_jstring(j->agent),
+		    "console", report_jstring(j->console));
+
+		if (j->state && (!strcmp(j->state, "boot-failed") ||
+		    !strcmp(j->state, "failed")))
+			json_array_append_new(failed, json_incref(jo));
+		json_array_append_new(jobs, jo);
+	}
+	json_object_set_new(o, "jobs", jobs);
+	json_object_set_new(o, "failed_boots", failed);
+	if (r->have_result) {
+		res = stats_result_to_json(&r->result);
+		json_object_set_new(o, "options", json_incref(
+		    json_object_get(res, "options")));
+		json_object_set_new(o, "counts", json_incref(
+		    json_object_get(res, "counts")));
+		json_object_set_new(o, "rows", json_incref(
+		    json_object_get(res, "rows")));
+		json_decref(res);
+	} else {
+		json_object_set_new(o, "rows", json_array());
+	}
+	json_object_set_new(o, "charts", report_json_charts(r));
+	json_object_set_new(o, "lock_profiles", report_json_profiles(r));
+	return o;
+}
+
+/* ---- HTML --------------------------------------------------------------- */
+
+static void
+report_html_progress(const struct report *r, struct buf *b)
+{
+	int s, pct;
+
+	buf_addstr(b, "<div class=\"progress\">\n");
+	for (s = 0; s < 2; s++) {
+		const struct report_kernel *k = &r->kernel[s];
+		const struct report_side *d = &r->side[s];
+
+		buf_addf(b, "<div class=\"side side-%s\"><span class=\"label\">"
+		    "%s</span> ", report_side_name(s), report_side_name(s));
+		if (k->build_id && k->build_state && strcmp(k->build_state,
+		    "done")) {
+			buf_addf(b, "<a href=\"/builds/%lld\">build</a> ",
+			    k->build_id);
+			html_txt(b, k->build_state);
+			if (k->build_progress >= 0)
+				buf_addf(b, " %d%%", k->build_progress);
+			buf_addstr(b, "; ");
+		}
+		pct = d->planned > 0 ? 100 * (d->done + d->failed) /
+		    d->planned : 0;
+		buf_addf(b, "<progress max=\"100\" value=\"%d\"></progress> "
+		    "%d/%d boots done", pct > 100 ? 100 : pct, d->done,
+		    d->planned);
+		if (d->failed)
+			buf_addf(b, ", <span class=\"bad\">%d failed</span>",
+			    d->failed);
+		if (d->running)
+			buf_addf(b, ", %d running", d->running);
+		buf_addstr(b, "</div>\n");
+	}
+	if (r->agent) {
+		buf_addstr(b, "<div>current agent: ");
+		html_txt(b, r->agent);
+		buf_addstr(b, "</div>\n");
+	}
+	buf_addstr(b, "</div>\n");
+}
+
+static void
+report_html_header(const struct report *r, struct buf *b)
+{
+	int s;
+
+	buf_addstr(b, "<dl class=\"meta\">\n<dt>series</dt><dd>");
+	html_txt(b, r->subject ? r->subject : "(no subject)");
+	if (r->version)
+		buf_addf(b, " <span class=\"ver\">v%d</span>", r->version);
+	if (r->author) {
+		buf_addstr(b, " by ");
+		html_txt(b, r->author);
+	}
+	buf_addstr(b, "</dd>\n");
+	if (r->base_commit) {
+		buf_addstr(b, "<dt>base</dt><dd><code>");
+		html_txt(b, r->base_commit);
+		buf_addstr(b, "</code>");
+		if (r->tree) {
+			buf_addstr(b, " in ");
+			html_txt(b, r->tree);
+		}
+		if (r->base_kind || r->base_reason) {
+			buf_addstr(b, " <span class=\"note\">(");
+			html_txt(b, r->base_kind ? r->base_kind : "");
+			if (r->base_kind && r->base_reason)
+				buf_addstr(b, ": ");
+			html_txt(b, r->base_reason ? r->base_reason : "");
+			buf_addstr(b, ")</span>");
+		}
+		buf_addstr(b, "</dd>\n");
+	}
+	buf_addstr(b, "<dt>kernels</dt><dd>");
+	for (s = 0; s < 2; s++) {
+		const struct report_kernel *k = &r->kernel[s];
+
+		buf_addf(b, "%s%s: ", s ? "<br>" : "", report_side_name(s));
+		if (k->commit) {
+			buf_addstr(b, "<code>");
+			html_txt(b, k->commit);
+			buf_addstr(b, "</code> ");
+		}
+		if (k->build_id) {
+			buf_addf(b, "<a href=\"/builds/%lld\">build %lld</a> ",
+			    k->build_id, k->build_id);
+			html_txt(b, k->build_state ? k->build_state : "");
+		} else {
+			buf_addstr(b, "<span class=\"note\">not built yet"
+			    "</span>");
+		}
+		if (k->build_error) {
+			buf_addstr(b, " <span class=\"bad\">");
+			html_txt(b, k->build_error);
+			buf_addstr(b, "</span>");
+		}
+	}
+	buf_addstr(b, "</dd>\n<dt>machine</dt><dd>");
+	if (r->hw_class) {
+		buf_addstr(b, "<code>");
+		html_txt(b, r->hw_class);
+		buf_addstr(b, "</code>");
+	} else {
+		buf_addstr(b, "<span class=\"note\">not assigned yet</span>");
+	}
+	if (r->topology) {
+		buf_addstr(b, " &middot; ");
+		html_txt(b, r->topology);
+	}
+	buf_addstr(b, "</dd>\n</dl>\n");
+}
+
+static void
+report_html_row(const struct stats_row *row, struct buf *b)
+{
+	const char *miss = report_row_missing(row);
+	char s1[64], s2[64], chg[96];
+
+	report_fmt_side(s1, sizeof(s1), &row->base);
+	report_fmt_side(s2, sizeof(s2), &row->test);
+	report_fmt_change(chg, sizeof(chg), row);
+	buf_addf(b, "<tr class=\"v-%s%s\"><td class=\"num\">",
+	    report_verdict_class(stats_verdict_name(row->verdict)),
+	    row->significant ? " sig" : "");
+	html_txt(b, s1);
+	buf_addstr(b, "</td><td class=\"num chg\">");
+	html_txt(b, chg);
+	if (row->significant)
+		buf_addstr(b, " <span class=\"mark\" title=\"significant\">*"
+		    "</span>");
+	buf_addstr(b, "</td><td class=\"num\">");
+	html_txt(b, s2);
+	buf_addstr(b, "</td><td class=\"metric\">");
+	html_txt(b, row->metric);
+	if (row->params && *row->params) {
+		buf_addstr(b, " <span class=\"params\">");
+		html_txt(b, row->params);
+		buf_addstr(b, "</span>");
+	}
+	if (row->unit && *row->unit) {
+		buf_addstr(b, " <span class=\"unit\">(");
+		html_txt(b, row->unit);
+		buf_addstr(b, ")</span>");
+	}
+	buf_addstr(b, "</td><td class=\"verdict\" title=\"");
+	html_attr(b, row->reason);
+	buf_addstr(b, "\">");
+	html_txt(b, miss ? miss : stats_verdict_name(row->verdict));
+	buf_addstr(b, "</td></tr>\n");
+}
+
+/* Per-boot means of both sides of one row, as a chart. */
+static void
+report_html_boots_chart(const struct stats_row *row, struct buf *b)
+{
+	struct svg_series sr[2];
+	struct svg_chart c;
+	struct buf title = BUF_INIT(0);
+	double *x[2];
+	size_t i;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		const struct stats_side *d = s ? &row->test : &row->base;
+
+		x[s] = xcalloc(d->nboots ? d->nboots : 1, sizeof(double));
+		for (i = 0; d->present && i < d->nboots; i++)
+			x[s][i] = (double)(i + 1);
+		memset(&sr[s], 0, sizeof(sr[s]));
+		sr[s].label = report_side_name(s);
+		sr[s].side = s;
+		sr[s].x = x[s];
+		sr[s].y = d->boot_means;
+		sr[s].n = d->present ? d->nboots : 0;
+		sr[s].dots = 1;
+		sr[s].mean = d->present ? d->mean : NAN;
+	}
+	buf_addf(&title, "%s", row->metric);
+	if (row->params && *row->params)
+		buf_addf(&title, " %s", row->params);
+	memset(&c, 0, sizeof(c));
+	c.title = title.data;
+	c.xlabel = "boot";
+	c.ylabel = row->unit;
+	c.x_integer = 1;
+	c.series = sr;
+	c.nseries = 2;
+	svg_chart(b, &c);
+	buf_release(&title);
+	free(x[0]);
+	free(x[1]);
+}
+
+static void
+report_html_curve(const struct report_curve *cv, struct buf *b)
+{
+	struct svg_series sr[2];
+	struct svg_chart c;
+	struct buf title = BUF_INIT(0);
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		memset(&sr[s], 0, sizeof(sr[s]));
+		sr[s].label = report_side_name(s);
+		sr[s].side = s;
+		sr[s].x = cv->x;
+		sr[s].y = cv->y[s];
+		sr[s].n = cv->n;
+		sr[s].dots = sr[s].line = 1;
+		sr[s].mean = NAN;
+	}
+	buf_addf(&title, "scaling: %s", cv->metric);
+	if (*cv->rest)
+		buf_addf(&title, " %s", cv->rest);
+	memset(&c, 0, sizeof(c));
+	c.title = title.data;
+	c.xlabel = "tasks";
+	c.ylabel = cv->unit;
+	c.y_zero = 1;
+	c.series = sr;
+	c.nseries = 2;
+	svg_chart(b, &c);
+	buf_release(&title);
+}
+
+static void
+report_html_results(const struct report *r, struct buf *b)
+{
+	const struct stats_result *res = &r->result;
+	struct report_curve *cv;
+	size_t i, k, nc, start;
+	const char *wl;
+
+	nc = report_curves(r, &cv);
+	buf_addstr(b, "<table class=\"result\">\n<thead><tr>"
+	    "<th>base<br>mean ±%stddev</th><th>%change [95% CI]</th>"
+	    "<th>patched<br>mean ±%stddev</th><th>metric</th><th>verdict</th>"
+	    "</tr></thead>\n");
+	for (i = 0; i < res->n; i = k) {
+		wl = res->rows[i].workload;
+		for (k = i; k < res->n && !strcmp(res->rows[k].workload, wl);
+		    k++)
+			;
+		buf_addstr(b, "<tbody><tr class=\"workload\"><th colspan=\"5\">");
+		html_txt(b, wl);
+		buf_addstr(b, "</th></tr>\n");
+		for (start = i; start < k; start++)
+			report_html_row(&res->rows[start], b);
+		buf_addstr(b, "</tbody>\n");
+	}
+	buf_addstr(b, "</table>\n<p class=\"note\">* significant: the 95% CI "
+	    "excludes 0 and the rank test agrees");
+	buf_addf(b, " (alpha %.3g over %d looks); the boot is the unit of "
+	    "replication.</p>\n", res->opts.alpha, res->opts.looks);
+
+	/* charts, per workload in table order */
+	buf_addstr(b, "<h3>Per-boot means</h3>\n");
+	for (i = 0; i < res->n; i = k) {
+		wl = res->rows[i].workload;
+		for (k = i; k < res->n && !strcmp(res->rows[k].workload, wl);
+		    k++)
+			;
+		buf_addstr(b, "<figure class=\"charts\"><figcaption>");
+		html_txt(b, wl);
+		buf_addstr(b, "</figcaption>\n");
+		for (start = i; start < k; start++)
+			report_html_boots_chart(&res->rows[start], b);
+		for (start = 0; start < nc; start++)
+			if (!strcmp(cv[start].workload, wl))
+				report_html_curve(&cv[start], b);
+		buf_addstr(b, "</figure>\n");
+	}
+	report_curves_free(cv, nc);
+}
+
+static void
+report_html_share(struct buf *b, double v)
+{
+	if (isfinite(v))
+		buf_addf(b, "<td class=\"num\">%.1f%%</td>", 100 * v);
+	else
+		buf_addstr(b, "<td class=\"num\">-</td>");
+}
+
+static void
+report_html_profiles(const struct report *r, struct buf *b)
+{
+	size_t i, k, c;
+
+	if (!r->nprofiles)
+		return;
+	buf_addstr(b, "<h3>Lock profile</h3>\n");
+	for (i = 0; i < r->nprofiles; i++) {
+		const struct report_profile *p = &r->profiles[i];
+
+		buf_addstr(b, "<table class=\"locks\">\n<caption>");
+		html_txt(b, p->params);
+		buf_addf(b, " &middot; share of kernel samples, mean of %d base "
+		    "and %d patched profiles</caption>\n<thead><tr><th>lock / "
+		    "caller</th><th>base</th><th>patched</th></tr></thead>\n"
+		    "<tbody>\n", p->nprofiles[0], p->nprofiles[1]);
+		for (k = 0; k < p->nlocks && k < REPORT_TOP_LOCKS; k++) {
+			const struct report_lock *l = &p->locks[k];
+
+			buf_addstr(b, "<tr class=\"lock\"><td>");
+			html_txt(b, l->lock);
+			buf_addstr(b, " <span class=\"note\">");
+			html_txt(b, l->symbol);
+			buf_addstr(b, "</span></td>");
+			report_html_share(b, l->share[0]);
+			report_html_share(b, l->share[1]);
+			buf_addstr(b, "</tr>\n");
+			for (c = 0; c < l->ncallers && c < REPORT_TOP_CALLERS;
+			    c++) {
+				buf_addstr(b, "<tr class=\"caller\"><td>");
+				html_txt(b, l->callers[c].symbol);
+				buf_addstr(b, "</td>");
+				report_html_share(b, l->callers[c].share[0]);
+				report_html_share(b, l->callers[c].share[1]);
+				buf_addstr(b, "</tr>\n");
+			}
+		}
+		buf_addstr(b, "</tbody></table>\n");
+	}
+}
+
+static void
+report_html_jobs(const struct report *r, struct buf *b)
+{
+	size_t i;
+
+	if (!r->njobs)
+		return;
+	buf_addstr(b, "<details class=\"jobs\"");
+	for (i = 0; i < r->njobs; i++)
+		if (r->jobs[i].state && strcmp(r->jobs[i].state, "done") &&
+		    strcmp(r->jobs[i].state, "queued") &&
+		    strcmp(r->jobs[i].state, "leased"))
+			break;
+	/* open when some boot failed: that is what a reader looks for */
+	if (i < r->njobs)
+		buf_addstr(b, " open");
+	buf_addf(b, "><summary>Boots (%zu jobs, base and patched interleaved)"
+	    "</summary>\n<table class=\"list\"><thead><tr><th>job</th>"
+	    "<th>side</th><th>boot</th><th>state</th><th>agent</th>"
+	    "<th>logs</th></tr></thead>\n<tbody>\n", r->njobs);
+	for (i = 0; i < r->njobs; i++) {
+		const struct report_job *j = &r->jobs[i];
+
+		buf_addf(b, "<tr><td><a href=\"/api/v1/jobs/%lld\">%lld</a>"
+		    "</td><td>%s</td><td>%d</td><td><span class=\"state "
+		    "state-", j->id, j->id, report_side_name(j->side), j->boot);
+		html_attr(b, j->state ? j->state : "unknown");
+		buf_addstr(b, "\">");
+		html_txt(b, j->state ? j->state : "unknown");
+		buf_addstr(b, "</span>");
+		if (j->reason) {
+			buf_addstr(b, " ");
+			html_txt(b, j->reason);
+		}
+		buf_addstr(b, "</td><td>");
+		html_txt(b, j->agent ? j->agent : "");
+		buf_addstr(b, "</td><td>");
+		if (j->console) {
+			buf_addstr(b, "<a href=\"");
+			html_attr(b, j->console);
+			buf_addstr(b, "\">console</a>");
+		}
+		buf_addstr(b, "</td></tr>\n");
+	}
+	buf_addstr(b, "</tbody></table>\n</details>\n");
+}
+
+void
+report_html(const struct report *r, struct buf *b)
+{
+	char v[256];
+	size_t k;
+	int s;
+
+	report_verdict(r, v, sizeof(v));
+	buf_addstr(b, "<section id=\"result\" class=\"result\">\n"
+	    "<h2>Comparison</h2>\n");
+	buf_addf(b, "<p class=\"verdict verdict-%s\">Verdict: <strong>",
+	    report_verdict_class(v));
+	html_txt(b, v);
+	buf_addstr(b, "</strong>");
+	if (report_is_live(r))
+		buf_addstr(b, " <span class=\"note\">(running; this page "
+		    "refreshes itself)</span>");
+	buf_addstr(b, "</p>\n");
+	for (s = 0; s < 2; s++) {
+		const char *how = report_side_all_failed(r, s);
+
+		if (!how)
+			continue;
+		buf_addf(b, "<div class=\"error\">Every %s boot %s. Console "
+		    "logs:", report_side_name(s), how);
+		for (k = 0; k < r->njobs; k++)
+			if (r->jobs[k].side == s && r->jobs[k].console) {
+				buf_addstr(b, " <a href=\"");
+				html_attr(b, r->jobs[k].console);
+				buf_addf(b, "\">boot %d</a>", r->jobs[k].boot);
+			}
+		buf_addstr(b, "</div>\n");
+	}
+	if (r->error) {
+		buf_addstr(b, "<p class=\"error\">");
+		html_txt(b, r->error);
+		buf_addstr(b, "</p>\n");
+	}
+	report_html_header(r, b);
+	if (r->comparison_id || r->kernel[0].build_id)
+		report_html_progress(r, b);
+	if (r->have_result && r->result.n)
+		report_html_results(r, b);
+	else if (r->comparison_id)
+		buf_addstr(b, "<p class=\"note\">No samples yet.</p>\n");
+	report_html_profiles(r, b);
+	report_html_jobs(r, b);
+	if (r->matrix) {
+		buf_addstr(b, "<details class=\"matrix\"><summary>Job definition "
+		    "(the matrix every boot runs)</summary>\n<pre>");
+		html_txt(b, r->matrix);
+		buf_addstr(b, "</pre></details>\n");
+	}
+	buf_addstr(b, "<h3>Reproduce</h3>\n<pre class=\"repro\">");
+	report_repro_lines(r, NULL, b, 1);
+	buf_addf(b, "</pre>\n<p class=\"links\"><a href=\"/api/v1/series/%lld/"
+	    "comparison\">comparison JSON</a> &middot; <a href=\"/series/%lld/"
+	    "report.txt\">text report</a></p>\n</section>\n", r->series_id,
+	    r->series_id);
+}
+
+/* ---- loading from the store --------------------------------------------- */
+
+static char *
+report_dup(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void
+report_load_build(struct db *db, int64_t id, struct report_kernel *k)
+{
+	struct db_build b;
+
+	k->build_id = id;
+	if (!id || db_build_get(db, id, &b) != 0)
+		return;
+	k->build_state = report_dup(b.state);
+	k->build_progress = b.progress;
+	k->build_error = report_dup(b.error);
+	db_build_release(&b);
+}
+
+/* The scheduler's comparison of the series, its jobs and samples. */
+static int
+report_load_comparison(struct db *db, struct report *r)
+{
+	(void)db;
+	(void)r;
+	return 0;
+}
+
+int
+report_load(struct db *db, long long series_id, struct report *r)
+{
+	struct db_series s;
+	struct db_series_build sb;
+	int rc;
+
+	report_init(r);
+	r->series_id = series_id;
+	if ((rc = db_series_get(db, series_id, 0, &s)) != 0)
+		return rc;
+	r->series_state = report_dup(s.state);
+	r->series_final = pipeline_state_is_final(s.state);
+	r->series_error = report_dup(s.error);
+	r->subject = report_dup(s.cover_subject);
+	r->author = report_dup(s.author);
+	if (s.source && strcmp(s.source, "upload"))
+		r->source = xstrdup(s.source);
+	r->version = s.version;
+	db_series_release(&s);
+	if (db_build_series_get(db, series_id, &sb) == 0) {
+		r->tree = report_dup(sb.tree);
+		r->base_commit = report_dup(sb.base_commit);
+		r->base_kind = report_dup(sb.base_kind);
+		r->base_reason = report_dup(sb.base_reason);
+		r->kernel[REPORT_BASE].commit = report_dup(sb.base_commit);
+		r->kernel[REPORT_PATCHED].commit =
+		    report_dup(sb.patched_commit);
+		report_load_build(db, sb.base_build, &r->kernel[REPORT_BASE]);
+		report_load_build(db, sb.patched_build,
+		    &r->kernel[REPORT_PATCHED]);
+		db_series_build_release(&sb);
+	}
+	return report_load_comparison(db, r);
+}

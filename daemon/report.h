@@ -1,0 +1,172 @@
+/*
+ * report: the result of a series' A/B comparison, as one model and three
+ * renderings of it: the series page's comparison section (HTML with inline
+ * SVG charts), the comparison JSON (GET /api/v1/series/{id}/comparison) and
+ * the plain-text report (GET /series/{id}/report.txt, kernel test robot
+ * style, for replying to the thread).
+ *
+ * The model (struct report) is filled from the store by report_load (the
+ * series, its base choice and builds, the scheduler's comparison, each
+ * side's samples and lock profiles) and holds no database handle, so the
+ * renderers are pure functions that unit tests call on constructed models.
+ * All three renderings say the same thing: the rows come from one
+ * stats_compare (daemon/stats.h) over each side's samples.
+ *
+ * Rules every renderer keeps: outside text (subjects, names, workload and
+ * metric names, console paths) is escaped for HTML or stripped of control
+ * bytes for text; a number that is not finite is never printed ("-" or
+ * JSON null); a side whose every boot failed is a verdict of its own
+ * ("failed: every patched boot panicked") with links to its console logs.
+ */
+#ifndef KPERFCI_REPORT_H
+#define KPERFCI_REPORT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "daemon/stats.h"
+#include "lib/buf.h"
+
+struct db;
+
+enum { REPORT_BASE = 0, REPORT_PATCHED = 1 };
+
+/* "base" / "patched". */
+const char *report_side_name(int side);
+
+struct report_kernel {
+	char	*commit;		/* 40 hex or NULL */
+	long long build_id;		/* 0: none yet */
+	char	*build_state;		/* "queued", "building", "done"... */
+	int	 build_progress;	/* percent, -1 unknown */
+	char	*build_error;
+};
+
+/* One boot (a job) of one side. */
+struct report_job {
+	long long id;
+	int	 side;			/* REPORT_BASE / REPORT_PATCHED */
+	int	 boot;			/* boot number within the side */
+	char	*state;			/* queued leased done failed
+					   boot-failed */
+	char	*reason;		/* why, for failed states, or NULL */
+	char	*agent;			/* who ran / runs it, or NULL */
+	char	*console;		/* URL path of its console log, or
+					   NULL */
+};
+
+struct report_caller {
+	char	*symbol;
+	double	 share[2];		/* of all kernel samples; NAN absent */
+};
+
+/* One lock in the lock-profile diff: mean share per side over boots. */
+struct report_lock {
+	char	*lock;			/* the lock's name ("lru_lock") */
+	char	*symbol;		/* where it spins ("_raw_spin_lock") */
+	double	 share[2];		/* NAN: not in that side's profile */
+	struct report_caller *callers;
+	size_t	 ncallers;
+};
+
+/* The profile of one lock-profile run (one params string), both sides. */
+struct report_profile {
+	char	*params;
+	int	 nprofiles[2];		/* boots that returned a profile */
+	struct report_lock *locks;	/* by max share, largest first */
+	size_t	 nlocks;
+};
+
+struct report_side {
+	int	 planned, done, failed, running;
+};
+
+struct report {
+	/* the series */
+	long long series_id;
+	char	*series_state;		/* pipeline state */
+	int	 series_final;
+	char	*series_error;
+	char	*subject, *author, *source;	/* source: lore URL or NULL */
+	int	 version;
+	/* base choice and kernels (trees/builds) */
+	char	*tree, *base_commit, *base_kind, *base_reason;
+	struct report_kernel kernel[2];
+	/* the comparison (scheduler); comparison_id 0: none yet */
+	long long comparison_id;
+	char	*state;			/* "running", "done", "failed"... */
+	char	*error;			/* why it failed, or NULL */
+	char	*hw_class;		/* "2s-2n-4c-..." */
+	char	*topology;		/* one line: "2 sockets, 2 NUMA nodes,
+					   4 CPUs, <model>" or NULL */
+	char	*agent;			/* current agent, or NULL */
+	char	*matrix;		/* the job definition text */
+	int	 looks;			/* looks taken so far */
+	struct report_side side[2];
+	struct report_job *jobs;
+	size_t	 njobs;
+	/* results */
+	int	 have_result;		/* result below is filled */
+	struct stats_result result;
+	struct report_profile *profiles;
+	size_t	 nprofiles;
+};
+
+void	report_init(struct report *);
+void	report_release(struct report *);
+
+/*
+ * Fills r for series id from the store.  0 (found; r->comparison_id may be
+ * 0 while no comparison exists yet), 1 no such series, -1 (logged).
+ */
+int	report_load(struct db *, long long series_id, struct report *r);
+
+/*
+ * Computes r->result from each side's samples (stats JSON lines, as agents
+ * upload them) with opts (NULL: defaults).  An empty side gives rows whose
+ * verdict is "missing".  0, or -1 with a sentence in err.
+ */
+int	report_compute(struct report *r, const char *base_jsonl, size_t blen,
+	    const char *test_jsonl, size_t tlen, const struct stats_opts *opts,
+	    struct buf *err);
+
+/*
+ * Fills r->profiles, the lock-profile diff, from each side's profiles
+ * (arrays of the "type":"lock-profile" objects kperfci-load prints; NULL
+ * for none): per lock and caller, the mean share over that side's
+ * profiles.  Malformed entries are skipped.  Returns 0.
+ */
+int	report_set_profiles(struct report *r, const json_t *base,
+	    const json_t *patched);
+
+/*
+ * The overall verdict in words: "regression", "improvement", "no change",
+ * "inconclusive", "running", "failed: every patched boot panicked"...
+ * Writes into buf (sz bytes), returns buf.
+ */
+const char *report_verdict(const struct report *r, char *buf, size_t sz);
+
+/* 1 while the comparison can still change (the page refreshes itself). */
+int	report_is_live(const struct report *r);
+
+/* The comparison section of the series page: a <section id="result">. */
+void	report_html(const struct report *r, struct buf *out);
+
+/* The comparison JSON (a new object). */
+json_t	*report_json(const struct report *r);
+
+/*
+ * The plain-text report; server is the daemon's base URL for links
+ * ("http://host:port"), or NULL.
+ */
+void	report_text(const struct report *r, const char *server,
+	    struct buf *out);
+
+/*
+ * The kernel-test-robot table of r->result as text (also used by the
+ * report and by `kperfci submit --wait`): no NaN, no control bytes.
+ */
+void	report_table_text(const struct stats_result *res, struct buf *out);
+
+#endif

@@ -1,0 +1,588 @@
+/*
+ * Unit tests for daemon/report.c: the result page section, the comparison
+ * JSON and the text report, rendered from constructed models.  The rows
+ * come from the real stats_compare over generated samples (a clear
+ * regression, no change, hostile names, empty sides, one boot), or are
+ * built by hand where stats would refuse the input (control bytes, NaN).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/report.h"
+#include "lib/buf.h"
+#include "lib/xalloc.h"
+#include "tests/unit/tap.h"
+
+/* A deterministic noise source (the test must not depend on rand()). */
+static unsigned long long lcg = 12345;
+
+static double
+noise(void)
+{
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((double)(lcg >> 11) / (double)(1ULL << 53)) - 0.5;
+}
+
+/* JSON lines: boots x iterations of (workload, params, metric) around mean
+   with +-pct% noise. */
+static void
+gen(struct buf *b, const char *workload, const char *params,
+    const char *metric, const char *unit, const char *better, int boots,
+    int iters, double mean, double pct)
+{
+	int i, k;
+
+	for (i = 1; i <= boots; i++) {
+		double bm = mean * (1 + pct / 100 * noise());
+
+		for (k = 1; k <= iters; k++)
+			buf_addf(b, "{\"boot\":%d,\"workload\":\"%s\","
+			    "\"params\":\"%s\",\"iteration\":%d,\"metric\":"
+			    "\"%s\",\"value\":%.3f,\"unit\":\"%s\","
+			    "\"better\":\"%s\"}\n", i, workload, params, k,
+			    metric, bm * (1 + pct / 200 * noise()), unit,
+			    better);
+	}
+}
+
+static int
+no_nonfinite(const char *s)
+{
+	return !strstr(s, "nan") && !strstr(s, "NaN") && !strstr(s, "inf");
+}
+
+static int
+no_control(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') ||
+		    *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static void
+model(struct report *r)
+{
+	report_init(r);
+	r->series_id = 7;
+	r->series_state = xstrdup("done");
+	r->series_final = 1;
+	r->subject = xstrdup("[PATCH 0/1] mm/swap: calibration regression");
+	r->author = xstrdup("kperfci calibration");
+	r->source = xstrdup("http://127.0.0.1:1/test/x@y/");
+	r->version = 1;
+	r->tree = xstrdup("linux-6.12");
+	r->base_commit = xstrdup("33a4cc079d3dc54287187c1e748798f838012c19");
+	r->base_kind = xstrdup("base-commit");
+	r->base_reason = xstrdup("the series' base-commit: footer");
+	r->kernel[0].commit = xstrdup(r->base_commit);
+	r->kernel[0].build_id = 1;
+	r->kernel[0].build_state = xstrdup("done");
+	r->kernel[1].build_id = 2;
+	r->kernel[1].build_state = xstrdup("done");
+	r->comparison_id = 3;
+	r->state = xstrdup("done");
+	r->hw_class = xstrdup("2s-2n-4c-abcd");
+	r->topology = xstrdup("2 sockets, 2 NUMA nodes, 4 CPUs");
+	r->matrix = xstrdup("[run \"ff\"]\nworkload = fault-free\n");
+	r->side[0].planned = r->side[1].planned = 6;
+	r->side[0].done = r->side[1].done = 6;
+}
+
+static void
+add_job(struct report *r, int side, int boot, const char *state,
+    const char *reason)
+{
+	struct report_job *j;
+
+	r->jobs = xrealloc(r->jobs, (r->njobs + 1) * sizeof(*r->jobs));
+	j = &r->jobs[r->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->id = (long long)r->njobs;
+	j->side = side;
+	j->boot = boot;
+	j->state = xstrdup(state);
+	j->reason = reason ? xstrdup(reason) : NULL;
+	j->agent = xstrdup("qemu-1");
+	j->console = xasprintf("/api/v1/jobs/%lld/console?attempt=1", j->id);
+}
+
+static void
+render(const struct report *r, struct buf *html, struct buf *text,
+    char **json)
+{
+	json_t *j;
+
+	buf_reset(html);
+	buf_reset(text);
+	report_html(r, html);
+	report_text(r, "http://127.0.0.1:8080", text);
+	if (getenv("T_REPORT_SHOW"))	/* for a person looking at them */
+		fprintf(stderr, "%s\n----\n%s\n====\n", text->data,
+		    html->data);
+	j = report_json(r);
+	*json = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+}
+
+static void
+test_regression(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char v[128], *json;
+	json_t *j, *rows, *row;
+	size_t i;
+	int found = 0;
+
+	model(&r);
+	gen(&bs, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 2);
+	gen(&ts, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 61800, 2);
+	gen(&bs, "fault-free", "mode=shmem,tasks=4", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 150000, 2);
+	gen(&ts, "fault-free", "mode=shmem,tasks=4", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 90000, 2);
+	gen(&bs, "memcg-flush", "groups=16", "p99_us", "us", "lower", 6, 3,
+	    50, 2);
+	gen(&ts, "memcg-flush", "groups=16", "p99_us", "us", "lower", 6, 3,
+	    50, 2);
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "compute over generated samples");
+	is_int(r.result.n, 3, "three rows");
+	is_str(report_verdict(&r, v, sizeof(v)), "regression",
+	    "overall verdict: regression");
+	ok(!report_is_live(&r), "a done comparison is not live");
+	render(&r, &html, &text, &json);
+
+	/* the page */
+	ok(strstr(html.data, "<section id=\"result\"") != NULL, "a section");
+	ok(strstr(html.data, "<table class=\"result\"") != NULL, "the table");
+	ok(strstr(html.data, "Verdict: <strong>regression</strong>") != NULL,
+	    "the verdict on top");
+	ok(strstr(html.data, "<svg") != NULL, "charts");
+	ok(strstr(html.data, "scaling: pages_per_sec mode=shmem") != NULL,
+	    "a scaling curve over tasks=2,4");
+	ok(strstr(html.data, "class=\"v-regression sig\"") != NULL,
+	    "the regression row is marked significant");
+	ok(strstr(html.data, "/builds/1") && strstr(html.data, "/builds/2"),
+	    "links to both builds");
+	ok(strstr(html.data, "kperfci submit http://127.0.0.1:1/test/x@y/ "
+	    "--wait") != NULL, "one-command reproduction");
+	ok(strstr(html.data, "kperfci-load --matrix") != NULL,
+	    "single-run reproduction");
+	ok(strstr(html.data, "workload = fault-free") != NULL, "the matrix");
+	ok(!strstr(html.data, "refreshes itself"), "no refresh note when done");
+	/* significant rows first: fault-free before memcg-flush */
+	ok(strstr(html.data, ">fault-free<") < strstr(html.data,
+	    ">memcg-flush<"), "the workload with a regression comes first");
+	ok(no_nonfinite(html.data), "no nan in the page");
+
+	/* the text */
+	ok(strstr(text.data, "Significant changes:") != NULL,
+	    "text: significant changes section");
+	ok(strstr(text.data, "% regression of fault-free.pages_per_sec "
+	    "(mode=shmem,tasks=2)") != NULL, "text: the regression line");
+	ok(strstr(text.data, "-38.") != NULL, "text: about -38%");
+	ok(strstr(text.data, "class:    2s-2n-4c-abcd") != NULL,
+	    "text: the machine");
+	ok(strstr(text.data, "chosen by base-commit") != NULL,
+	    "text: why this base");
+	ok(strstr(text.data, "mean ±%stddev") != NULL, "text: the table");
+	ok(strstr(text.data, "kperfci -s http://127.0.0.1:8080 submit") !=
+	    NULL, "text: reproduction with the server");
+	ok(no_nonfinite(text.data) && no_control(text.data),
+	    "text: no nan, no control bytes");
+
+	/* the JSON agrees */
+	ok(json != NULL, "JSON dumps (no NaN inside)");
+	j = json ? json_loads(json, 0, NULL) : NULL;
+	is_str(json_string_value(json_object_get(j, "verdict")), "regression",
+	    "JSON verdict");
+	rows = json_object_get(j, "rows");
+	is_int(json_array_size(rows), 3, "JSON rows");
+	json_array_foreach(rows, i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "verdict")),
+		    "regression"))
+			found++;
+	is_int(found, 2, "JSON: both fault-free rows are regressions");
+	is_int(json_array_size(json_object_get(j, "charts")), 4,
+	    "JSON charts: three boot charts and one scaling curve");
+	is_int(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(j, "progress"), "patched"), "done")), 6,
+	    "JSON progress");
+	json_decref(j);
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
+static void
+test_no_change_live(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char v[128], *json;
+
+	model(&r);
+	free(r.state);
+	r.state = xstrdup("running");
+	r.series_final = 0;
+	r.side[1].done = 3;
+	r.side[1].running = 1;
+	r.agent = xstrdup("qemu-<1>");
+	gen(&bs, "fault-free", "mode=anon,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 1);
+	gen(&ts, "fault-free", "mode=anon,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 1);
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "compute A/A");
+	is_str(report_verdict(&r, v, sizeof(v)), "no change",
+	    "A/A: no change");
+	ok(report_is_live(&r), "running: live");
+	render(&r, &html, &text, &json);
+	ok(strstr(html.data, "refreshes itself") != NULL, "live note");
+	ok(strstr(html.data, "<progress") != NULL, "progress bars");
+	ok(strstr(html.data, "3/6 boots done") != NULL, "boots done/planned");
+	ok(strstr(html.data, "current agent: qemu-&lt;1&gt;") != NULL,
+	    "current agent, escaped");
+	ok(strstr(text.data, "patched  3/6 boots done, 1 running") != NULL,
+	    "text progress");
+	ok(json && strstr(json, "\"live\":true"), "JSON live");
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
+static void
+test_hostile_names(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char *json;
+
+	model(&r);
+	free(r.subject);
+	r.subject = xstrdup("<script>alert(1)</script>\x1b[2J");
+	gen(&bs, "<img src=x onerror=alert(1)>", "a=\\\"'<b>",
+	    "m</td><script>", "x&y", "higher", 3, 2, 10, 1);
+	gen(&ts, "<img src=x onerror=alert(1)>", "a=\\\"'<b>",
+	    "m</td><script>", "x&y", "higher", 3, 2, 10, 1);
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "stats accepts printable hostile names");
+	render(&r, &html, &text, &json);
+	ok(!strstr(html.data, "<img"), "no raw <img>");
+	ok(!strstr(html.data, "<script"), "no raw <script>");
+	ok(!strstr(html.data, "<b>"), "no raw <b>");
+	ok(strstr(html.data, "&lt;img src=x onerror=alert(1)&gt;") != NULL,
+	    "workload shown escaped");
+	ok(strstr(html.data, "m&lt;/td&gt;&lt;script&gt;") != NULL,
+	    "metric shown escaped");
+	ok(no_control(text.data), "text: the subject's escape sequence is "
+	    "neutralised");
+	ok(strstr(text.data, "<script>alert(1)</script>?[2J") != NULL,
+	    "text: shown as plain text with ? for the control byte");
+	ok(json != NULL, "JSON dumps");
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
+static void
+test_empty_side_and_one_boot(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char v[128], *json;
+
+	/* one metric only on the base side, one boot each for another */
+	model(&r);
+	gen(&bs, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 1, 3, 1000, 2);
+	gen(&ts, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 1, 3, 1000, 2);
+	gen(&bs, "swap-memhog", "", "sys_seconds", "s", "lower", 2, 2, 3, 2);
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "compute with a metric on one side");
+	render(&r, &html, &text, &json);
+	ok(strstr(html.data, "missing on the patched side") != NULL,
+	    "page: missing metric named per side");
+	ok(strstr(text.data, "missing on the patched side") != NULL,
+	    "text: missing metric named per side");
+	ok(no_nonfinite(html.data) && no_nonfinite(text.data),
+	    "one boot and a missing side: no nan");
+	ok(json && strstr(json, "\"verdict\":\"missing\""), "JSON: missing");
+	free(json);
+	report_release(&r);
+
+	/* nothing at all on the patched side */
+	model(&r);
+	ok(report_compute(&r, bs.data, bs.len, NULL, 0, NULL, &err) == 0,
+	    "compute with an empty patched side");
+	render(&r, &html, &text, &json);
+	report_verdict(&r, v, sizeof(v));
+	ok(strcmp(v, "regression") && strcmp(v, "no change"),
+	    "an empty side is neither a regression nor no change");
+	ok(no_nonfinite(html.data) && no_nonfinite(text.data),
+	    "empty side: no nan");
+	ok(strstr(html.data, "missing on the patched side") != NULL,
+	    "every row says the patched side is missing");
+	free(json);
+	report_release(&r);
+
+	/* no result at all yet */
+	model(&r);
+	free(r.state);
+	r.state = xstrdup("running");
+	r.series_final = 0;
+	render(&r, &html, &text, &json);
+	is_str(report_verdict(&r, v, sizeof(v)), "running", "no rows: running");
+	ok(strstr(html.data, "No samples yet") != NULL, "page says so");
+	ok(json && strstr(json, "\"rows\":[]"), "JSON: empty rows");
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
+/* Rows made by hand: NaN everywhere stats could leave one, control bytes. */
+static void
+test_nan_guard(void)
+{
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0), tab = BUF_INIT(0);
+	struct stats_row *row;
+	struct report r;
+	char *json;
+
+	model(&r);
+	stats_opts_init(&r.result.opts);
+	r.result.rows = xcalloc(1, sizeof(*row));
+	r.result.n = 1;
+	row = &r.result.rows[0];
+	row->workload = xstrdup("w\x1b]0;x\a");
+	row->params = xstrdup("");
+	row->metric = xstrdup("m\r\n");
+	row->unit = xstrdup("u");
+	row->better = STATS_HIGHER;
+	row->base.present = row->test.present = 1;
+	row->base.nboots = row->test.nboots = 2;
+	row->base.mean = NAN;
+	row->base.pct_stddev = NAN;
+	row->test.mean = 5;
+	row->test.pct_stddev = INFINITY;
+	row->base.boot_ids = xcalloc(2, sizeof(long));
+	row->base.boot_means = xcalloc(2, sizeof(double));
+	row->test.boot_ids = xcalloc(2, sizeof(long));
+	row->test.boot_means = xcalloc(2, sizeof(double));
+	row->base.boot_means[0] = NAN;
+	row->base.boot_means[1] = 3;
+	row->test.boot_means[0] = INFINITY;
+	row->test.boot_means[1] = 4;
+	row->pct_change = NAN;
+	row->ci_lo = NAN;
+	row->ci_hi = 3;
+	row->p_value = NAN;
+	row->alpha_look = NAN;
+	row->verdict = STATS_INVALID;
+	snprintf(row->reason, sizeof(row->reason), "base mean is 0");
+	r.result.count[STATS_INVALID] = 1;
+	r.have_result = 1;
+	render(&r, &html, &text, &json);
+	report_table_text(&r.result, &tab);
+	ok(no_nonfinite(html.data), "page: no nan/inf");
+	ok(no_nonfinite(text.data), "text: no nan/inf");
+	ok(no_nonfinite(tab.data), "table: no nan/inf");
+	ok(no_control(text.data) && no_control(tab.data),
+	    "text: no control bytes from names");
+	ok(json != NULL, "JSON dumps with NaN rows (null instead)");
+	ok(json && no_nonfinite(json), "JSON: no nan");
+	ok(strstr(html.data, "invalid") != NULL, "the row says invalid");
+	free(json);
+	report_release(&r);
+	buf_release(&html);
+	buf_release(&text);
+	buf_release(&tab);
+}
+
+static void
+test_all_failed(void)
+{
+	struct buf bs = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char v[128], *json;
+	int b;
+
+	model(&r);
+	free(r.state);
+	r.state = xstrdup("failed");
+	r.error = xstrdup("no patched boot produced samples");
+	r.side[1].done = 0;
+	r.side[1].failed = 6;
+	for (b = 1; b <= 6; b++) {
+		add_job(&r, 0, b, "done", NULL);
+		add_job(&r, 1, b, "boot-failed", "Kernel panic - not syncing: "
+		    "calibration");
+	}
+	gen(&bs, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 1000, 2);
+	ok(report_compute(&r, bs.data, bs.len, NULL, 0, NULL, &err) == 0,
+	    "compute with no patched samples");
+	is_str(report_verdict(&r, v, sizeof(v)),
+	    "failed: every patched boot panicked", "the failed verdict");
+	ok(!report_is_live(&r), "a failed comparison is not live");
+	render(&r, &html, &text, &json);
+	ok(strstr(html.data, "failed: every patched boot panicked") != NULL,
+	    "page: the verdict");
+	ok(strstr(html.data, "Every patched boot panicked. Console logs: "
+	    "<a href=\"/api/v1/jobs/2/console?attempt=1\">boot 1</a>") != NULL,
+	    "page: console log links of the failed side");
+	ok(strstr(html.data, "<details class=\"jobs\" open>") != NULL,
+	    "page: the boots list is open when boots failed");
+	ok(strstr(text.data, "every patched boot panicked; console logs:\n"
+	    "    http://127.0.0.1:8080/api/v1/jobs/2/console?attempt=1") !=
+	    NULL, "text: console links");
+	ok(json && strstr(json, "\"verdict\":\"failed: every patched boot "
+	    "panicked\""), "JSON: the verdict");
+	{
+		json_t *j = json_loads(json, 0, NULL);
+
+		is_int(json_array_size(json_object_get(j, "failed_boots")), 6,
+		    "JSON: six failed boots");
+		json_decref(j);
+	}
+	free(json);
+
+	/* hung boots are said so, and mixed reasons are just "failed" */
+	for (b = 0; b < (int)r.njobs; b++)
+		if (r.jobs[b].side == 1) {
+			free(r.jobs[b].reason);
+			r.jobs[b].reason = xstrdup("boot timed out after 300 s");
+		}
+	is_str(report_verdict(&r, v, sizeof(v)),
+	    "failed: every patched boot hung", "hung boots");
+	free(r.jobs[1].reason);
+	r.jobs[1].reason = xstrdup("oops");
+	is_str(report_verdict(&r, v, sizeof(v)),
+	    "failed: every patched boot failed", "mixed reasons");
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
+static void
+test_profiles(void)
+{
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	json_t *base, *patched, *j, *locks, *l0;
+	char *json;
+
+	model(&r);
+	base = json_loads("[{\"type\":\"lock-profile\",\"params\":\"mode=shmem"
+	    "\",\"locks\":[{\"lock\":\"lru_lock\",\"symbol\":"
+	    "\"native_queued_spin_lock_slowpath\",\"share\":0.5,\"callers\":"
+	    "[{\"symbol\":\"folio_batch_move_lru\",\"share\":0.4}]}]},"
+	    "{\"type\":\"lock-profile\",\"params\":\"mode=shmem\",\"locks\":"
+	    "[{\"lock\":\"lru_lock\",\"symbol\":"
+	    "\"native_queued_spin_lock_slowpath\",\"share\":0.3,\"callers\":"
+	    "[]},{\"lock\":\"<x>\",\"symbol\":\"s\",\"share\":7},"
+	    "{\"lock\":\"zone_lock\",\"symbol\":\"s\",\"share\":0.02}]}]",
+	    0, NULL);
+	patched = json_loads("[{\"type\":\"lock-profile\",\"params\":"
+	    "\"mode=shmem\",\"locks\":[{\"lock\":\"lru_lock\",\"symbol\":"
+	    "\"native_queued_spin_lock_slowpath\",\"share\":0.1}]}]", 0, NULL);
+	ok(base && patched, "profile fixtures parse");
+	report_set_profiles(&r, base, patched);
+	is_int(r.nprofiles, 1, "one profile (one params)");
+	is_int(r.profiles[0].nlocks, 2, "two locks (the share 7 is refused)");
+	is_str(r.profiles[0].locks[0].lock, "lru_lock", "largest first");
+	ok(fabs(r.profiles[0].locks[0].share[0] - 0.4) < 1e-9,
+	    "base share is the mean over base profiles");
+	ok(fabs(r.profiles[0].locks[0].share[1] - 0.1) < 1e-9,
+	    "patched share");
+	ok(fabs(r.profiles[0].locks[0].callers[0].share[0] - 0.2) < 1e-9,
+	    "a caller's share is averaged over all profiles of the side");
+	render(&r, &html, &text, &json);
+	ok(strstr(html.data, "<table class=\"locks\">") != NULL,
+	    "page: lock table");
+	ok(strstr(html.data, "<td class=\"num\">40.0%</td><td class=\"num\">"
+	    "10.0%</td>") != NULL, "page: base vs patched shares");
+	ok(strstr(html.data, "folio_batch_move_lru") != NULL, "page: callers");
+	ok(strstr(text.data, " 40.0%    10.0%  lru_lock") != NULL,
+	    "text: lock shares");
+	j = json ? json_loads(json, 0, NULL) : NULL;
+	locks = json_object_get(json_array_get(json_object_get(j,
+	    "lock_profiles"), 0), "locks");
+	l0 = json_array_get(locks, 1);
+	is_str(json_string_value(json_object_get(l0, "lock")), "zone_lock",
+	    "JSON: second lock");
+	ok(json_is_real(json_object_get(l0, "base")) &&
+	    json_is_real(json_object_get(l0, "patched")),
+	    "JSON: a lock absent on one side has share 0 there");
+	json_decref(j);
+	free(json);
+	json_decref(base);
+	json_decref(patched);
+	report_release(&r);
+	buf_release(&html);
+	buf_release(&text);
+}
+
+static void
+test_bad_samples(void)
+{
+	struct buf err = BUF_INIT(0);
+	struct report r;
+	const char *bad = "{\"boot\":1,\"workload\":\"w\",\"params\":\"\","
+	    "\"iteration\":1,\"metric\":\"m\",\"value\":-1,\"unit\":\"u\","
+	    "\"better\":\"higher\"}\n";
+
+	model(&r);
+	ok(report_compute(&r, "", 0, bad, strlen(bad), NULL, &err) == -1,
+	    "a negative value is refused");
+	ok(err.data && strstr(err.data, "patched samples: line 1") != NULL,
+	    "the error names the side and the line");
+	ok(!r.have_result, "no result from bad samples");
+	report_release(&r);
+	buf_release(&err);
+}
+
+int
+main(void)
+{
+	test_regression();
+	test_no_change_live();
+	test_hostile_names();
+	test_empty_side_and_one_boot();
+	test_nan_guard();
+	test_all_failed();
+	test_profiles();
+	test_bad_samples();
+	return tap_done();
+}
