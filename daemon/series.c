@@ -1422,13 +1422,6 @@ series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 	pick_followups(&k, &mism);
 	if (!s->complete)
 		pick_partial_reroll(&k, s);
-	for (i = 1; i < s->np; i++) {
-		if (!s->p[i].l) {
-			buf_addf(err, "patch %zu/%d of v%d is missing", i,
-			    s->expected, s->revision);
-			goto out;
-		}
-	}
 	/* the cover letter, or the first patch's parent when that has a
 	   diffstat and no diff */
 	cover = pick_cover(&k, s->revision);
@@ -1437,7 +1430,7 @@ series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 	} else {
 		for (i = 1; i < s->np; i++) {
 			struct lmsg *pl = s->p[i].l, *pot;
-			if (pl->m->in_reply_to) {
+			if (pl && pl->m->in_reply_to) {
 				pot = pick_by_id(&k, pl->m->in_reply_to);
 				if (pot && pot->has_diffstat && !pot->has_diff)
 					cover = pot;
@@ -1446,13 +1439,27 @@ series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 		}
 	}
 
+	/* after the cover letter: its 0/K can announce more patches */
+	for (i = 1; i < s->np; i++) {
+		if (!s->p[i].l) {
+			buf_addf(err, "patch %zu/%d of v%d is missing", i,
+			    s->expected, s->revision);
+			goto out;
+		}
+	}
+	if (s->np < 2) {
+		buf_addf(err, "v%d has a cover letter and no patches", s->revision);
+		goto out;
+	}
+
 	out->version = s->revision;
-	out->total = s->expected;
+	/* a cover letter's 0/K may say fewer than the patches that came */
+	out->total = (int)s->np - 1;
 	out->partial_reroll = s->partial;
 	if (cover) {
 		out->cover_subject = xstrdup(cover->s.subject);
 		out->cover_body = xstrdup(cover->m->body);
-		out->cover_msgid = xstrdup(cover->m->msgid);
+		out->cover_msgid = xstrdup(cover->m->msgid ? cover->m->msgid : "");
 		out->author = xstrdup(cover->m->from_name);
 		out->email = xstrdup(cover->m->from_email);
 		series_copy_trailers(&out->cover_trailers, &out->ncover_trailers,
@@ -1492,13 +1499,13 @@ series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 			}
 		}
 		p->counter = (int)i;
-		p->total = s->expected;
+		p->total = out->total;
 		p->subject = xstrdup(l->s.subject);
 		p->author = xstrdup(l->m->from_name);
 		p->email = xstrdup(l->m->from_email);
 		p->date = xstrdup(l->m->date);
 		p->date_epoch = l->m->date_epoch;
-		p->msgid = xstrdup(l->m->msgid);
+		p->msgid = xstrdup(l->m->msgid ? l->m->msgid : "");
 		p->from_version = s->p[i].from_version ? s->p[i].from_version : l->revision;
 		series_message(&k.a, l, &fup, p);
 		p->diff = series_diff(l->m->body);
