@@ -1,0 +1,783 @@
+/*
+ * t-sched: the A/B scheduler with simulated agents.  Each test runs on a
+ * fresh real store; agents are simulated by calling the agent layer's own
+ * lease, expiry and upload functions (db_agent.h) the way api_agent.c
+ * does, with a clock the test moves.  Samples are generated: identical
+ * sides for "no change", a 10% drop with little noise for the adaptive
+ * test (4 boots per side cannot reach the rank test's level, 8 can).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "daemon/agent.h"
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/db_agent.h"
+#include "daemon/db_build.h"
+#include "daemon/pipeline.h"
+#include "daemon/sched.h"
+#include "daemon/stats.h"
+#include "lib/buf.h"
+#include "lib/proto.h"
+#include "lib/run.h"
+#include "lib/xalloc.h"
+#include "tests/unit/tap.h"
+
+static char dir[] = "/tmp/t-sched.XXXXXX";
+static int ndb;
+static struct db *db;
+static long long kbase, kpatched;
+static long long clk;
+
+/* A fresh store for each test, so agents and jobs of one do not leak
+   into the next. */
+static void
+fresh_store(void)
+{
+	app_db_close_thread();
+	free(app.db_path);
+	app.db_path = xasprintf("%s/t%d.db", dir, ++ndb);
+	db = app_db();
+	if (!db || db_migrate(db, app.schema_dir) < 0)
+		printf("# cannot create %s\n", app.db_path);
+	clk = (long long)time(NULL);
+}
+
+/* A fake bzImage: what agent_kernel_add accepts ("HdrS" at 0x202). */
+static long long
+fake_kernel(const char *tag)
+{
+	struct buf err = BUF_INIT(1024);
+	char img[0x400];
+	long long id = 0;
+
+	memset(img, 0, sizeof(img));
+	memcpy(img + 0x202, "HdrS", 4);
+	snprintf(img + 0x300, 0x100, "%s", tag);
+	if (agent_kernel_add(db, img, sizeof(img), tag, &id, &err) < 0)
+		printf("# kernel: %s\n", err.data);
+	buf_release(&err);
+	return id;
+}
+
+/* A series in state `built` with priority prio. */
+static long long
+built_series(int prio)
+{
+	struct db_series_req r = { .source = "upload" };
+	int64_t id = 0;
+
+	db_series_insert(db, &r, &id);
+	db_series_set_state(db, id, "queued", "built", NULL);
+	db_sched_set_priority(db, id, prio);
+	return id;
+}
+
+static long long
+compare(long long sid)
+{
+	struct buf err = BUF_INIT(1024);
+	struct sched_comparison c;
+	long long cid = 0;
+
+	kbase = fake_kernel("base");
+	kpatched = fake_kernel("patched");
+	if (sched_create(db, sid, kbase, kpatched, "built", "running",
+	    &err) < 0)
+		printf("# sched_create: %s\n", err.data);
+	if (sched_get(db, sid, &c) == 0) {
+		cid = c.id;
+		sched_comparison_release(&c);
+	}
+	buf_release(&err);
+	return cid;
+}
+
+static void
+agent(const char *name, const char *class)
+{
+	json_t *topo = json_pack("{s:i,s:i,s:i,s:s}", "sockets", 2, "nodes",
+	    2, "cpus", 4, "cpu_model", class);
+
+	db_agent_register(db, name, class, "qemu", "6.12.0", topo, clk);
+	json_decref(topo);
+}
+
+struct lease {
+	long long id;
+	int	 attempt;
+	char	 side[8];
+	int	 boot;
+	long long kernel;
+};
+
+/* 1 when the agent got a job (filled in l), 0 when none. */
+static int
+lease(const char *name, const char *class, struct lease *l)
+{
+	json_t *j = NULL, *row = NULL;
+	int rc = db_job_lease(db, name, class, clk, 600, &j);
+
+	memset(l, 0, sizeof(*l));
+	if (rc != 0)
+		return 0;
+	l->id = json_integer_value(json_object_get(j, PROTO_ID));
+	l->attempt = (int)json_integer_value(json_object_get(j, PROTO_ATTEMPT));
+	l->kernel = json_integer_value(json_object_get(json_object_get(j,
+	    PROTO_KERNEL), PROTO_ID));
+	if (db_job_get(db, l->id, &row) == 0) {
+		snprintf(l->side, sizeof(l->side), "%s", json_string_value(
+		    json_object_get(row, "side")));
+		l->boot = (int)json_integer_value(json_object_get(row,
+		    "boot"));
+	}
+	json_decref(row);
+	json_decref(j);
+	return 1;
+}
+
+/* Deterministic noise in [-1, 1). */
+static double
+noise(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return ((*s >> 8) & 0xffff) / 32768.0 - 1.0;
+}
+
+/*
+ * Uploads the job's results: status "done" with 3 iterations of one
+ * metric around mean (relative noise rel), or a failure status with a
+ * reason and a console log.
+ */
+static int
+upload(const char *name, const struct lease *l, const char *status,
+    double mean, double rel)
+{
+	json_t *up, *samples = json_array();
+	unsigned seed = (unsigned)(l->id * 7919 + l->attempt);
+	double bm;
+	int it, rc;
+
+	if (!strcmp(status, "done")) {
+		bm = mean * (1 + rel * noise(&seed));
+		for (it = 0; it < 3; it++)
+			json_array_append_new(samples, json_pack("{s:s,s:s,"
+			    "s:i,s:s,s:f,s:s,s:s}", "workload", "fault-free",
+			    "params", "mode=shmem,tasks=2", "iteration", it,
+			    "metric", "pages_per_sec", "value", bm * (1 +
+			    rel / 4 * noise(&seed)), "unit", "pages/s",
+			    "better", "higher"));
+	}
+	up = json_pack("{s:s,s:i,s:s,s:o,s:[{s:s,s:s}]}", PROTO_AGENT, name,
+	    PROTO_ATTEMPT, l->attempt, PROTO_STATUS, status, PROTO_SAMPLES,
+	    samples, PROTO_PROFILES, "workload", "fault-free", "lock",
+	    "lru_lock");
+	if (strcmp(status, "done"))
+		json_object_set_new(up, PROTO_REASON, json_string(
+		    !strcmp(status, "boot-failed") ? "kernel panic" :
+		    "download failed: sha256 mismatch"));
+	rc = db_job_store(db, l->id, up, strcmp(status, "done") ?
+	    "console/fake.log" : NULL, clk);
+	json_decref(up);
+	return rc;
+}
+
+/* Runs the wait stage once as the pipeline would and applies its outcome
+   to the series.  Returns STAGE_*; err (may be NULL) gets the sentence. */
+static int
+wait_stage(long long sid, struct buf *err)
+{
+	struct stage_ctx ctx;
+	volatile int stop = 0;
+	int rc;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.db = db;
+	ctx.series_id = sid;
+	ctx.from = "running";
+	ctx.to = "done";
+	ctx.stop = &stop;
+	buf_init(&ctx.err, 4096);
+	rc = stage_sched_wait(&ctx);
+	if (rc == STAGE_OK)
+		db_series_set_state(db, sid, "running", "done", NULL);
+	else if (rc == STAGE_FAIL)
+		db_series_set_state(db, sid, "running", "failed",
+		    ctx.err.data);
+	if (err)
+		buf_addstr(err, ctx.err.data ? ctx.err.data : "");
+	buf_release(&ctx.err);
+	return rc;
+}
+
+static char *
+series_state(long long sid)
+{
+	struct db_series s;
+	char *st;
+
+	if (db_series_get(db, sid, 0, &s) != 0)
+		return xstrdup("?");
+	st = xstrdup(s.state);
+	db_series_release(&s);
+	return st;
+}
+
+static void
+test_interleave_one_agent(void)
+{
+	struct sched_comparison c;
+	struct buf jl = BUF_INIT(0);
+	struct lease l;
+	long long sid, cid;
+	char order[64] = "", *st;
+	int n = 0, ok_kernels = 1, lines = 0, bad_boot = 0;
+	size_t i;
+
+	fresh_store();
+	agent("one", "c-one");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	cid = compare(sid);
+	ok(cid > 0, "one agent: comparison created");
+	st = series_state(sid);
+	is_str(st, "running", "one agent: series is running");
+	free(st);
+	is_int(wait_stage(sid, NULL), STAGE_WAIT, "one agent: waits for jobs");
+	while (lease("one", "c-one", &l)) {
+		order[n++] = l.side[0] == 'b' ? 'A' : 'B';
+		if (l.kernel != (l.side[0] == 'b' ? kbase : kpatched))
+			ok_kernels = 0;
+		upload("one", &l, "done", 1000, 0.002);
+		if (n == 3) {
+			sched_get(db, sid, &c);
+			is_int(c.base.done + c.patched.done, 3,
+			    "one agent: progress counts 3 boots done");
+			is_int(c.base.planned, 4, "one agent: 4 planned per side");
+			sched_comparison_release(&c);
+		}
+	}
+	is_str(order, "ABABABAB", "one agent: leases alternate A B A B");
+	ok(ok_kernels, "one agent: base jobs boot the base kernel, patched "
+	    "jobs the patched one");
+	is_int(wait_stage(sid, NULL), STAGE_OK, "one agent: finishes");
+	st = series_state(sid);
+	is_str(st, "done", "one agent: series done");
+	free(st);
+	sched_get(db, sid, &c);
+	is_str(c.state, "done", "one agent: comparison done");
+	is_int(c.look, 1, "one agent: decided at the first look");
+	ok(c.summary && strstr(c.summary, "1 no change"), "one agent: summary "
+	    "says no change: %s", c.summary ? c.summary : "(null)");
+	ok(c.result && strstr(c.result, "\"rows\""), "one agent: stats "
+	    "result stored");
+	sched_comparison_release(&c);
+	sched_side_jsonl(db, cid, "patched", &jl);
+	for (i = 0; i < jl.len; i++)
+		if (jl.data[i] == '\n')
+			lines++;
+	is_int(lines, 4 * 3, "one agent: patched JSONL has 4 boots x 3 runs");
+	for (i = 1; i <= 4; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "\"boot\":%zu,", i);
+		if (!jl.data || !strstr(jl.data, want))
+			bad_boot = 1;
+	}
+	ok(!bad_boot, "one agent: JSONL boots are the job boot numbers 1..4");
+	ok(jl.data && !strstr(jl.data, "\"attempt\""), "one agent: JSONL is "
+	    "the stats format (no attempt)");
+	buf_release(&jl);
+}
+
+static void
+test_interleave_two_agents(void)
+{
+	struct sched_comparison c;
+	struct lease l;
+	const char *names[2] = { "left", "right" };
+	char seq[64] = "", per[2][32] = { "", "" };
+	int n = 0, k, pairs_ok = 1, alt_ok = 1;
+	long long sid;
+	size_t i;
+
+	fresh_store();
+	agent("left", "c-two");
+	agent("right", "c-two");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	sched_get(db, sid, &c);
+	is_str(c.class, "c-two", "two agents: pinned to their class");
+	sched_comparison_release(&c);
+	/* the two agents lease in turn, as two equal machines would */
+	for (k = 0; lease(names[k], "c-two", &l); k ^= 1) {
+		char s = l.side[0] == 'b' ? 'A' : 'B';
+
+		seq[n++] = s;
+		per[k][strlen(per[k])] = s;
+		upload(names[k], &l, "done", 1000, 0.002);
+	}
+	is_int(n, 8, "two agents: every job leased");
+	for (i = 0; i + 1 < (size_t)n; i += 2)
+		if (seq[i] == seq[i + 1])
+			pairs_ok = 0;
+	ok(pairs_ok, "two agents: every two consecutive leases are one A and "
+	    "one B (%s)", seq);
+	for (k = 0; k < 2; k++)
+		for (i = 0; per[k][i] && per[k][i + 1]; i++)
+			if (per[k][i] == per[k][i + 1])
+				alt_ok = 0;
+	ok(alt_ok, "two agents: each agent alternates sides (%s, %s)",
+	    per[0], per[1]);
+	is_int(wait_stage(sid, NULL), STAGE_OK, "two agents: finishes");
+}
+
+static void
+test_lease_expiry(void)
+{
+	struct sched_comparison c;
+	struct lease l, l2;
+	long long sid, first;
+	int got;
+	char *st;
+
+	fresh_store();
+	agent("a", "c-x");
+	agent("b", "c-x");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	lease("a", "c-x", &l);
+	first = l.id;
+	/* a vanishes; after the lease, b's request re-queues a's job */
+	clk += 601;
+	lease("b", "c-x", &l2);
+	is_int(l2.id, first, "expiry: the expired job goes to the next agent");
+	is_int(l2.attempt, 2, "expiry: as its second attempt");
+	sched_get(db, sid, &c);
+	is_int(c.njobs, 8, "expiry: no new job for a re-queued lease");
+	is_int(c.base.running, 1, "expiry: progress shows it running");
+	ok(c.nagents == 1 && !strcmp(c.agents[0], "b"), "expiry: current "
+	    "agent is b");
+	sched_comparison_release(&c);
+	/* b vanishes too: max_attempts (2) expiries fail the job */
+	clk += 601;
+	got = lease("a", "c-x", &l);
+	ok(got && l.id != first, "expiry: a gets another job");
+	upload("a", &l, "done", 1000, 0.002);
+	is_int(wait_stage(sid, NULL), STAGE_WAIT, "expiry: still waiting");
+	sched_get(db, sid, &c);
+	is_int(c.njobs, 9, "expiry: the failed job got a replacement");
+	is_int(c.replacements, 1, "expiry: one replacement counted");
+	ok(c.jobs[0].replaced && !strcmp(c.jobs[0].state, "failed"),
+	    "expiry: the failed job is marked replaced");
+	is_int(c.jobs[8].boot, c.jobs[0].boot, "expiry: replacement keeps "
+	    "the boot number");
+	is_str(c.jobs[8].side, c.jobs[0].side, "expiry: and the side");
+	sched_comparison_release(&c);
+	while (lease("a", "c-x", &l))
+		upload("a", &l, "done", 1000, 0.002);
+	is_int(wait_stage(sid, NULL), STAGE_OK, "expiry: finishes");
+	sched_get(db, sid, &c);
+	is_int(c.base.done, 4, "expiry: 4 base boots done");
+	is_int(c.patched.done, 4, "expiry: 4 patched boots done");
+	is_int(c.base.lost + c.patched.lost, 0, "expiry: nothing lost");
+	sched_comparison_release(&c);
+	st = series_state(sid);
+	is_str(st, "done", "expiry: series done");
+	free(st);
+}
+
+static void
+test_infra_vs_kernel_failure(void)
+{
+	struct sched_comparison c;
+	struct lease l;
+	long long sid;
+	int n = 0, infra = 0, kern = 0;
+	size_t i;
+
+	fresh_store();
+	agent("a", "c-x");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	while (lease("a", "c-x", &l)) {
+		n++;
+		if (!infra && !strcmp(l.side, "base") && l.boot == 2) {
+			upload("a", &l, "failed", 0, 0);
+			infra = 1;
+			/* the scheduler notices between leases */
+			wait_stage(sid, NULL);
+		} else if (!kern && !strcmp(l.side, "patched") &&
+		    l.boot == 3) {
+			upload("a", &l, "boot-failed", 0, 0);
+			kern = 1;
+			wait_stage(sid, NULL);
+		} else {
+			upload("a", &l, "done", 1000, 0.002);
+		}
+	}
+	is_int(n, 9, "failures: 8 jobs and one replacement ran");
+	is_int(wait_stage(sid, NULL), STAGE_OK, "failures: finishes");
+	sched_get(db, sid, &c);
+	is_int(c.replacements, 1, "failures: the infrastructure failure was "
+	    "replaced");
+	is_int(c.base.done, 4, "failures: all 4 base boots done");
+	is_int(c.patched.done, 3, "failures: 3 patched boots done");
+	is_int(c.patched.boot_failed, 1, "failures: the panic is a result");
+	for (i = 0; i < c.njobs; i++)
+		if (!strcmp(c.jobs[i].state, "boot-failed"))
+			ok(!c.jobs[i].replaced && c.jobs[i].console,
+			    "failures: the panicked boot was not retried and "
+			    "keeps its console log");
+	ok(c.summary && strstr(c.summary, "0 base and 1 patched boots failed "
+	    "to boot"), "failures: summary says how many failed: %s",
+	    c.summary ? c.summary : "(null)");
+	sched_comparison_release(&c);
+}
+
+static void
+test_every_boot_panicked(void)
+{
+	struct sched_comparison c;
+	struct buf err = BUF_INIT(0);
+	struct lease l;
+	long long sid;
+	char *st;
+
+	fresh_store();
+	agent("a", "c-x");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	while (lease("a", "c-x", &l))
+		upload("a", &l, !strcmp(l.side, "patched") ? "boot-failed" :
+		    "done", 1000, 0.002);
+	is_int(wait_stage(sid, &err), STAGE_FAIL, "panic: the series fails");
+	ok(err.data && !strncmp(err.data, "every patched boot panicked", 27),
+	    "panic: reason is the failed sentence: %s", err.data);
+	ok(err.data && strstr(err.data, "/console?attempt=1"), "panic: the "
+	    "reason links a console log");
+	st = series_state(sid);
+	is_str(st, "failed", "panic: series state failed");
+	free(st);
+	sched_get(db, sid, &c);
+	is_str(c.state, "failed", "panic: comparison failed");
+	is_int(c.patched.boot_failed, 4, "panic: 4 patched boot failures");
+	is_int(c.njobs, 8, "panic: kernel failures are not retried");
+	sched_comparison_release(&c);
+	buf_release(&err);
+}
+
+static void
+test_adaptive(void)
+{
+	struct sched_comparison c;
+	struct stats_result r;
+	struct buf err = BUF_INIT(0);
+	struct lease l;
+	long long sid, cid;
+	size_t i;
+	int regress = 0;
+
+	fresh_store();
+	agent("a", "c-x");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	cid = compare(sid);
+	sched_get(db, sid, &c);
+	is_int(c.looks, stats_planned_looks(4, 8, 4), "adaptive: looks "
+	    "planned from the budget (4, 8, 4)");
+	sched_comparison_release(&c);
+	/* patched 10% slower: clear, but 4 boots per side cannot reach the
+	   rank test's level at alpha / looks */
+	while (lease("a", "c-x", &l))
+		upload("a", &l, "done", !strcmp(l.side, "base") ? 1000 : 900,
+		    0.004);
+	is_int(wait_stage(sid, NULL), STAGE_WAIT, "adaptive: inconclusive "
+	    "first look waits for more boots");
+	sched_get(db, sid, &c);
+	is_int(c.look, 2, "adaptive: second look");
+	is_int(c.planned, 8, "adaptive: 8 boots per side planned");
+	is_int(c.njobs, 16, "adaptive: 8 more jobs");
+	is_int(c.base.queued + c.patched.queued, 8, "adaptive: queued");
+	sched_comparison_release(&c);
+	while (lease("a", "c-x", &l))
+		upload("a", &l, "done", !strcmp(l.side, "base") ? 1000 : 900,
+		    0.004);
+	is_int(wait_stage(sid, NULL), STAGE_OK, "adaptive: second look "
+	    "decides");
+	sched_get(db, sid, &c);
+	ok(c.summary && strstr(c.summary, "1 regressions"), "adaptive: a "
+	    "regression: %s", c.summary ? c.summary : "(null)");
+	sched_comparison_release(&c);
+	if (sched_result(db, cid, &r, &err) == 0) {
+		is_int(r.opts.looks, 2, "adaptive: judged with looks = 2");
+		for (i = 0; i < r.n; i++)
+			if (r.rows[i].verdict == STATS_REGRESSION &&
+			    r.rows[i].base.nboots == 8)
+				regress = 1;
+		ok(regress, "adaptive: the row is a regression over 8 boots");
+		stats_result_release(&r);
+	} else {
+		ok(0, "adaptive: result: %s", err.data);
+	}
+	buf_release(&err);
+}
+
+static void
+test_priority(void)
+{
+	struct lease l;
+	long long nightly, inter;
+	struct sched_comparison c;
+	int n = 0, order_ok = 1, seen_nightly = 0;
+	long long cn, ci;
+
+	fresh_store();
+	agent("a", "c-x");
+	nightly = built_series(SCHED_PRIO_NIGHTLY);
+	cn = compare(nightly);
+	inter = built_series(SCHED_PRIO_INTERACTIVE);
+	ci = compare(inter);
+	while (lease("a", "c-x", &l)) {
+		json_t *row;
+		long long comp = 0;
+
+		if (db_job_get(db, l.id, &row) == 0) {
+			comp = json_integer_value(json_object_get(row,
+			    "comparison"));
+			json_decref(row);
+		}
+		if (n == 0)
+			is_int(comp, ci, "priority: the first lease is the "
+			    "interactive comparison's, though submitted later");
+		if (comp == cn)
+			seen_nightly = 1;
+		else if (seen_nightly)
+			order_ok = 0;
+		upload("a", &l, "done", 1000, 0.002);
+		n++;
+	}
+	ok(order_ok && seen_nightly, "priority: every interactive job before "
+	    "any nightly job");
+	sched_get(db, nightly, &c);
+	is_int(c.priority, SCHED_PRIO_NIGHTLY, "priority: stored on the "
+	    "comparison");
+	sched_comparison_release(&c);
+}
+
+static void
+test_one_class(void)
+{
+	struct sched_comparison c;
+	struct lease l;
+	long long sid;
+	int other = 0;
+	size_t i, same = 0;
+
+	/* agents known: the best-populated class */
+	fresh_store();
+	agent("x1", "c-x");
+	agent("x2", "c-x");
+	agent("y1", "c-y");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	sched_get(db, sid, &c);
+	is_str(c.class, "c-x", "class: the best-populated class is chosen");
+	sched_comparison_release(&c);
+	ok(!lease("y1", "c-y", &l), "class: an agent of another class gets "
+	    "no job of it");
+
+	/* no agent known yet: the first lease pins the class */
+	fresh_store();
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	sched_get(db, sid, &c);
+	ok(c.class == NULL, "class: open while no agent is known");
+	sched_comparison_release(&c);
+	agent("y1", "c-y");
+	agent("x1", "c-x");
+	agent("x2", "c-x");
+	ok(lease("y1", "c-y", &l), "class: the first agent leases a job");
+	other = lease("x1", "c-x", &l);
+	ok(!other, "class: an agent of another class then gets none");
+	sched_get(db, sid, &c);
+	is_str(c.class, "c-y", "class: pinned to the first agent's class");
+	for (i = 0; i < c.njobs; i++)
+		if (c.jobs[i].class && !strcmp(c.jobs[i].class, "c-y"))
+			same++;
+	is_int(same, c.njobs, "class: every job requires that class");
+	sched_comparison_release(&c);
+}
+
+static void
+test_request(void)
+{
+	struct buf err = BUF_INIT(0);
+	const char *m;
+	int b, rc;
+	struct {
+		const char *json, *want;
+	} bad[] = {
+		{ "{\"matrix\": 3}", "\"matrix\" must be a string" },
+		{ "{\"matrix\": \"\"}", "\"matrix\" must be 1.." },
+		{ "{\"matrix\": \"workload = x\\n\"}", "no [run" },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\u0001\"}", "control" },
+		{ "{\"boots\": 0}", "\"boots\" must be an integer" },
+		{ "{\"boots\": 9}", "between 1 and 8" },
+		{ "{\"boots\": \"4\"}", "\"boots\" must be an integer" },
+	};
+	struct sched_comparison c;
+	struct lease l;
+	json_t *j;
+	long long sid;
+	size_t i;
+
+	fresh_store();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		buf_reset(&err);
+		j = json_loads(bad[i].json, 0, NULL);
+		rc = j ? sched_request_parse(j, &m, &b, &err) : 0;
+		ok(rc == -1 && err.data && strstr(err.data, bad[i].want),
+		    "request: %s refused: %s", bad[i].json,
+		    rc == -1 && err.data ? err.data : "(accepted)");
+		json_decref(j);
+	}
+	j = json_loads("{\"url\": \"x\", \"boots\": 2, \"matrix\": "
+	    "\"[run \\\"quick\\\"]\\nworkload = null\\n\"}", 0, NULL);
+	ok(sched_request_parse(j, &m, &b, &err) == 0 && b == 2 && m,
+	    "request: matrix and boots accepted");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	sched_request_store(db, sid, m, b);
+	json_decref(j);
+	agent("a", "c-x");
+	compare(sid);
+	sched_get(db, sid, &c);
+	is_int(c.boots, 2, "request: 2 boots per side for a quick run");
+	is_int(c.boot_step, 2, "request: step scaled down (4 * 2 / 4)");
+	is_int(c.max_boots, 4, "request: max scaled down (8 * 2 / 4)");
+	is_int(c.njobs, 4, "request: 4 jobs");
+	ok(c.matrix && strstr(c.matrix, "[run \"quick\"]"), "request: the "
+	    "submitted matrix is used");
+	sched_comparison_release(&c);
+	ok(lease("a", "c-x", &l), "request: leased");
+	buf_release(&err);
+}
+
+/* built -> running through the pipeline, from recorded builds. */
+static void
+test_stage_from_builds(void)
+{
+	struct sched_comparison c;
+	struct buf html = BUF_INIT(0);
+	char img[0x400], *bdir, *pdir, *p;
+	int64_t bb, pb;
+	long long sid;
+	json_t *o;
+	char *st;
+
+	fresh_store();
+	agent("a", "c-x");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	memset(img, 0, sizeof(img));
+	memcpy(img + 0x202, "HdrS", 4);
+	bdir = xasprintf("%s/b1", dir);
+	pdir = xasprintf("%s/b2", dir);
+	mkdir(bdir, 0755);
+	mkdir(pdir, 0755);
+	p = xasprintf("%s/bzImage", bdir);
+	buf_write_file(p, img, sizeof(img));
+	free(p);
+	img[0x300] = 'p';
+	p = xasprintf("%s/bzImage", pdir);
+	buf_write_file(p, img, sizeof(img));
+	free(p);
+	db_build_claim(db, "k1", "t", "c1", "tinyconfig", 0, &bb);
+	db_build_finish(db, bb, "done", bdir, "s1", NULL, NULL, 1, 1);
+	db_build_claim(db, "k2", "t", "c2", "tinyconfig", bb, &pb);
+	db_build_finish(db, pb, "done", pdir, "s2", NULL, NULL, 1, 1);
+	db_build_series_set(db, sid, "t", "c1", "branch-head", "why", "c2",
+	    "refs/kperfci/series/1", NULL, NULL, 0);
+	db_build_series_set_builds(db, sid, bb, pb);
+	ok(pipeline_run_once(db) >= 1, "stage: the pipeline ran a stage");
+	st = series_state(sid);
+	is_str(st, "running", "stage: built -> running");
+	free(st);
+	ok(sched_get(db, sid, &c) == 0, "stage: comparison stored");
+	is_int(c.njobs, 8, "stage: first look's jobs queued");
+	ok(c.base.kernel_id > 0 && c.patched.kernel_id > 0 &&
+	    c.base.kernel_id != c.patched.kernel_id, "stage: both bzImages "
+	    "registered as distinct kernels");
+	ok(c.matrix && strstr(c.matrix, "[run "), "stage: default matrix");
+	sched_comparison_release(&c);
+	o = json_object();
+	sched_series_json(db, sid, o);
+	ok(json_integer_value(json_object_get(json_object_get(json_object_get(
+	    o, "schedule"), "base"), "planned")) == 4, "stage: series JSON "
+	    "has schedule.base.planned");
+	json_decref(o);
+	sched_series_html(db, sid, &html);
+	ok(html.data && strstr(html.data, "<h2>Boots</h2>"), "stage: series "
+	    "page section");
+	buf_release(&html);
+	free(bdir);
+	free(pdir);
+}
+
+/* The [sched] defaults are the ones the statistics were validated with. */
+static void
+test_defaults(void)
+{
+	struct config cfg;
+	struct buf err = BUF_INIT(0);
+
+	config_init(&cfg);
+	config_parse(&cfg, "empty", "", &err);
+	is_int(config_int(&cfg, "sched", NULL, "boots"), STATS_DEFAULT_BOOTS,
+	    "defaults: [sched] boots");
+	is_int(config_int(&cfg, "sched", NULL, "boot_step"),
+	    STATS_DEFAULT_BOOT_STEP, "defaults: [sched] boot_step");
+	is_int(config_int(&cfg, "sched", NULL, "max_boots"),
+	    STATS_DEFAULT_MAX_BOOTS, "defaults: [sched] max_boots");
+	config_release(&cfg);
+	buf_release(&err);
+}
+
+int
+main(void)
+{
+	struct buf err = BUF_INIT(0);
+	const char *rm[] = { "rm", "-rf", dir, NULL };
+	struct run rr = { .argv = rm, .timeout_sec = 30 };
+	char *conf;
+
+	if (!mkdtemp(dir))
+		return 1;
+	conf = xasprintf("[daemon]\ndata = %s\n"
+	    "[agent \"a\"]\ntoken_sha256 = %064d\n"
+	    "[agents]\nmax_attempts = 2\n"
+	    "[sched]\nboots = 4\nboot_step = 4\nmax_boots = 8\n"
+	    "replacements = 2\n", dir, 0);
+	config_init(&app.cfg);
+	ok(config_parse(&app.cfg, "test", conf, &err) == 0, "config: %s",
+	    err.data ? err.data : "");
+	ok(app_setup(1, &err) == 0, "paths");
+	test_defaults();
+	test_interleave_one_agent();
+	test_interleave_two_agents();
+	test_lease_expiry();
+	test_infra_vs_kernel_failure();
+	test_every_boot_panicked();
+	test_adaptive();
+	test_priority();
+	test_one_class();
+	test_request();
+	test_stage_from_builds();
+	app_db_close_thread();
+	app_release();
+	config_release(&app.cfg);
+	free(conf);
+	buf_release(&err);
+	run_cmd(&rr);
+	return tap_done();
+}
