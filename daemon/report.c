@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "daemon/db.h"
+#include "daemon/db_agent.h"
 #include "daemon/db_build.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
 #include "daemon/report.h"
+#include "daemon/sched.h"
 #include "daemon/svg.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -252,10 +254,13 @@ report_profiles_finish(struct report *r)
 					    l->callers[c].share[s] /
 					    p->nprofiles[s] : NAN;
 			}
-			qsort(l->callers, l->ncallers, sizeof(*l->callers),
-			    report_cmp_caller);
+			if (l->ncallers)
+				qsort(l->callers, l->ncallers,
+				    sizeof(*l->callers), report_cmp_caller);
 		}
-		qsort(p->locks, p->nlocks, sizeof(*p->locks), report_cmp_lock);
+		if (p->nlocks)
+			qsort(p->locks, p->nlocks, sizeof(*p->locks),
+			    report_cmp_lock);
 	}
 }
 
@@ -371,6 +376,15 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 			    report_side_name(s), how);
 	if (r->error && r->state && !strncmp(r->state, "failed", 6)) {
 		snprintf(buf, sz, "failed: %s", r->error);
+		return buf;
+	}
+	if (r->series_error && !r->have_result) {
+		snprintf(buf, sz, "failed: %s", r->series_error);
+		return buf;
+	}
+	/* interim rows are shown, but a verdict waits for the last look */
+	if (report_is_live(r)) {
+		snprintf(buf, sz, "running");
 		return buf;
 	}
 	if (!r->have_result || r->result.n == 0) {
@@ -1486,13 +1500,119 @@ report_load_build(struct db *db, int64_t id, struct report_kernel *k)
 	db_build_release(&b);
 }
 
+/* One line about the machines of class: the first agent of that class. */
+static char *
+report_topology(struct db *db, const char *class)
+{
+	json_t *agents = NULL, *a;
+	char *out = NULL;
+	size_t i;
+
+	if (!class || db_agent_list(db, &agents) < 0)
+		goto out;
+	json_array_foreach(agents, i, a) {
+		const char *c = report_jstr(a, "class");
+
+		if (!c || strcmp(c, class))
+			continue;
+		out = xasprintf("%lld sockets, %lld NUMA nodes, %lld CPUs, "
+		    "%lld MiB, %s (%s agent)",
+		    (long long)json_integer_value(json_object_get(a,
+		    "sockets")),
+		    (long long)json_integer_value(json_object_get(a, "nodes")),
+		    (long long)json_integer_value(json_object_get(a, "cpus")),
+		    (long long)json_integer_value(json_object_get(a,
+		    "memory_mb")), report_jstr(a, "cpu_model") ?
+		    report_jstr(a, "cpu_model") : "unknown CPU",
+		    report_jstr(a, "backend") ? report_jstr(a, "backend") :
+		    "unknown");
+		break;
+	}
+out:
+	json_decref(agents);
+	return out;
+}
+
 /* The scheduler's comparison of the series, its jobs and samples. */
 static int
 report_load_comparison(struct db *db, struct report *r)
 {
-	(void)db;
-	(void)r;
-	return 0;
+	struct sched_comparison c;
+	struct buf bs = BUF_INIT(STATS_MAX_FILE), ts = BUF_INIT(STATS_MAX_FILE);
+	struct buf err = BUF_INIT(1024), ag = BUF_INIT(0);
+	struct stats_opts opts;
+	json_t *bp = NULL, *tp = NULL;
+	size_t i, n;
+	int rc, s;
+
+	if ((rc = sched_get(db, r->series_id, &c)) == 1)
+		return 0;
+	if (rc < 0)
+		return -1;
+	r->comparison_id = c.id;
+	r->state = report_dup(c.state);
+	if (c.state && !strcmp(c.state, "failed"))
+		r->error = report_dup(c.summary);
+	r->hw_class = report_dup(c.class);
+	r->matrix = report_dup(c.matrix);
+	r->looks = c.look;
+	for (s = 0; s < 2; s++) {
+		const struct sched_side *d = s ? &c.patched : &c.base;
+
+		r->side[s].planned = d->planned;
+		r->side[s].done = d->done;
+		r->side[s].failed = d->boot_failed + d->lost;
+		r->side[s].running = d->running;
+	}
+	for (i = 0; i < c.nagents; i++)
+		buf_addf(&ag, "%s%s", i ? ", " : "", c.agents[i]);
+	if (ag.len)
+		r->agent = buf_detach(&ag, NULL);
+	r->jobs = xcalloc(c.njobs ? c.njobs : 1, sizeof(*r->jobs));
+	for (i = n = 0; i < c.njobs; i++) {
+		const struct sched_job *j = &c.jobs[i];
+		struct report_job *o = &r->jobs[n];
+
+		/* a replaced job's boot is another job's now */
+		if (j->replaced)
+			continue;
+		o->id = j->id;
+		o->side = strcmp(j->side, "patched") ? REPORT_BASE :
+		    REPORT_PATCHED;
+		o->boot = j->boot;
+		o->state = report_dup(j->state);
+		o->reason = report_dup(j->reason);
+		o->agent = report_dup(j->agent);
+		if (j->console)
+			o->console = xasprintf("/api/v1/jobs/%lld/console"
+			    "?attempt=%d", j->id, j->attempts);
+		n++;
+	}
+	r->njobs = n;
+	r->topology = report_topology(db, c.class);
+	if (sched_side_jsonl(db, c.id, "base", &bs) < 0 ||
+	    sched_side_jsonl(db, c.id, "patched", &ts) < 0) {
+		rc = error("report: samples of comparison %lld unreadable",
+		    c.id);
+		goto out;
+	}
+	sched_stats_opts(&opts, c.looks);
+	if ((bs.len || ts.len) && report_compute(r, bs.data, bs.len, ts.data,
+	    ts.len, &opts, &err) < 0)
+		log_warnx("report: comparison %lld: %s", c.id, err.data);
+	if (sched_side_profiles(db, c.id, "base", &bp) == 0 &&
+	    sched_side_profiles(db, c.id, "patched", &tp) == 0)
+		report_set_profiles(r, bp, tp);
+	rc = 0;
+out:
+	json_decref(bp);
+	json_decref(tp);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&ag);
+	sched_comparison_release(&c);
+	return rc;
 }
 
 int

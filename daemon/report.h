@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "daemon/http.h"
 #include "daemon/stats.h"
 #include "lib/buf.h"
 
@@ -168,5 +169,17 @@ void	report_text(const struct report *r, const char *server,
  * report and by `kperfci submit --wait`): no NaN, no control bytes.
  */
 void	report_table_text(const struct stats_result *res, struct buf *out);
+
+/* ---- where the report plugs into the daemon (routes.c) --------------- */
+
+/* ui_result.c: the series page's comparison section. */
+void	ui_result_series_html(struct db *, long long series_id,
+	    struct buf *out);
+/* api_comparison.c: "result" links in the series JSON, and the routes
+ *	GET /api/v1/series/{id}/comparison	report_json
+ *	GET /series/{id}/report.txt		report_text */
+int	api_comparison_series_json(struct db *, long long series_id,
+	    json_t *obj);
+extern const struct route api_comparison_routes[];
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "daemon/report.h"
 #include "daemon/routes.h"
 #include "daemon/sched.h"
 #include "daemon/stage_build.h"
@@ -15,11 +16,13 @@ const struct route *const http_route_tables[] = {
 	ui_agent_routes,
 	api_build_routes,
 	ui_build_routes,
+	api_comparison_routes,
 	NULL
 };
 
 const struct series_section series_sections[] = {
 	{ "builds", stage_build_series_json, stage_build_series_html },
 	{ "schedule", sched_series_json, sched_series_html },
+	{ "result", api_comparison_series_json, ui_result_series_html },
 	{ NULL, NULL, NULL }
 };
