@@ -1,0 +1,92 @@
+#!/bin/sh
+# t4100-agent-backoff: a real kperfci-agent against a daemon that is down,
+# one that answers garbage, and kernels that arrive corrupt or truncated.
+# The agent waits with backoff and recovers; a bad download is never booted
+# and a job whose kernel never arrives intact ends failed, not in a loop.
+# No qemu runs here: nothing gets past the sha256 check.
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+. "$SRC/tests/agent-lib.sh"
+
+command -v jq >/dev/null || skip_all "jq missing"
+
+kd_config "[agents]\nlease = 60\n$(ka_section q1 q2)"
+ka_config q1 "[qemu]\naccel = tcg"
+
+# ---- the daemon is down --------------------------------------------------
+ka_start q1
+ok "agent waits for a daemon that is down" ka_wait_log q1 "retrying in" 10
+sleep 4
+ok "and keeps trying, waiting longer each time" sh -c "
+	grep -o 'retrying in [0-9.]*' '$T/q1.log' | awk '{print \$3}' >'$T/waits'
+	[ \$(wc -l <'$T/waits') -ge 2 ] &&
+	awk 'NR==1{f=\$1} END{exit !(\$1 > f)}' '$T/waits'"
+ok "the agent is still running" kill -0 "$(cat "$T/q1.pid")"
+ok "daemon starts" kd_start
+ok "the agent registers once the daemon is up" ka_wait_log q1 "registered as q1" 15
+is "$(curl -s "$KD_URL/api/v1/agents" | jq -r '.agents[0].name')" q1 \
+    "agents API lists q1"
+is "$(curl -s "$KD_URL/api/v1/agents" | jq -r '.agents[0] | "\(.sockets) \(.nodes) \(.cpus)"')" \
+    "2 2 4" "a qemu agent registers its 2-socket, 2-node guest"
+
+# ---- a corrupt kernel --------------------------------------------------------
+ka_fake_bzimage "$T/bz"
+curl -s --data-binary @"$T/bz" "$KD_URL/api/v1/kernels" >"$T/k.json"
+KID=$(jq -r .id "$T/k.json")
+SHA=$(jq -r .sha256 "$T/k.json")
+# Flip a byte of the stored artifact: what the agent downloads no longer
+# matches the sha256 in the job.
+printf 'X' | dd of="$T/var/kernels/$SHA.bzImage" bs=1 seek=100 conv=notrunc 2>/dev/null
+api_post /api/v1/jobs "{\"kernel\": $KID, \"matrix\": \"[run \\\"n\\\"]\\nworkload = null\\n\"}" >/dev/null
+J1=$(jq -r .id "$T/r.json")
+ok "the agent detects the sha256 mismatch" ka_wait_log q1 "sha256 [0-9a-f]{64}, expected $SHA \(corrupt\)" 20
+ok "the job fails after max_attempts bad downloads" ka_wait_job "$J1" failed --secs 30
+curl -s "$KD_URL/api/v1/jobs/$J1" >"$T/j.json"
+is "$(jq -r .attempts "$T/j.json")" 3 "three attempts, then no more"
+ok "no corrupt kernel kept in the agent's cache" test ! -e "$T/q1.state/kernels/$SHA.bzImage"
+ok "nothing was booted" sh -c "! grep -q booting '$T/q1.log'"
+
+# ---- a truncated kernel ------------------------------------------------------
+ka_fake_bzimage "$T/bz2"
+printf 'different' >>"$T/bz2"
+curl -s --data-binary @"$T/bz2" "$KD_URL/api/v1/kernels" >"$T/k2.json"
+K2=$(jq -r .id "$T/k2.json")
+SHA2=$(jq -r .sha256 "$T/k2.json")
+truncate -s 1000 "$T/var/kernels/$SHA2.bzImage"
+api_post /api/v1/jobs "{\"kernel\": $K2, \"matrix\": \"x\"}" >/dev/null
+J2=$(jq -r .id "$T/r.json")
+ok "the agent detects the truncated download" ka_wait_log q1 "got 1000 bytes, expected [0-9]+ \(truncated\)" 20
+ok "that job fails too" ka_wait_job "$J2" failed --secs 30
+
+# ---- a server that answers garbage ---------------------------------------
+GPORT=$(free_port)
+mkdir -p "$T/garbage"
+printf 'not json' >"$T/garbage/index.html"
+(cd "$T/garbage" && exec python3 -m http.server -b 127.0.0.1 "$GPORT") \
+    >"$T/garbage.log" 2>&1 &
+GPID=$!
+stop_garbage() { kill "$GPID" 2>/dev/null; wait "$GPID" 2>/dev/null; return 0; }
+at_exit stop_garbage
+wait_http "http://127.0.0.1:$GPORT/" 10
+ka_config q2
+sed -i "s|^server = .*|server = http://127.0.0.1:$GPORT|" "$T/q2.conf"
+ka_start q2
+ok "garbage answers are named" ka_wait_log q2 "not a JSON object" 15
+ok "and retried with backoff" ka_wait_log q2 "retrying in" 15
+ok "the agent survives them" kill -0 "$(cat "$T/q2.pid")"
+ka_stop q2
+
+# ---- the daemon goes away and comes back ----------------------------------
+ok "daemon stops" kd_stop
+: >"$T/q1.log"
+ok "the agent notices and backs off" ka_wait_log q1 "retrying in" 15
+ok "daemon restarts" kd_start
+ok "the agent carries on (asks for work again)" sh -c "
+	i=0; while [ \$i -lt 150 ]; do
+		n=\$(curl -s '$KD_URL/api/v1/agents' | jq -r '.agents[0].last_seen')
+		[ \"\$n\" -ge $(date +%s) ] 2>/dev/null && exit 0
+		sleep 0.1; i=\$((i+1))
+	done; exit 1"
+ka_stop q1
+ok "SIGTERM stops the agent cleanly" grep -q "stopping" "$T/q1.log"
+test_done
