@@ -228,7 +228,19 @@ double	stats_mann_whitney(const double *x, size_t n, const double *y,
 
 /* ---- output ----------------------------------------------------------- */
 
-/* A new JSON object {"options":{..},"counts":{..},"rows":[..]}. */
+/*
+ * A new JSON object (the caller decrefs it), rows in table order:
+ *   {"options": {"seed","resamples","alpha","looks","equiv_margin",
+ *                "nochange_halfwidth","ci_level"},
+ *    "counts": {"no change": n, "improvement": n, ...},
+ *    "rows": [{"workload","params","metric","unit","better":"higher",
+ *              "verdict","reason","significant":bool,"pct_change",
+ *              "ci95":[lo,hi],"p_value","p_exact":bool,"alpha_look",
+ *              "base": {"boots","samples","mean","pct_stddev",
+ *                       "boot_means":[{"boot","mean"}]} or null,
+ *              "test": {...} or null}]}
+ * Numbers not computed (a missing side, too few boots) are null.
+ */
 json_t	*stats_result_to_json(const struct stats_result *);
 
 /*
