@@ -190,7 +190,7 @@ db_sched_jobs(struct db *db, long long cid, struct sched_job **out,
 	    "k.comparison_id=j.comparison_id AND k.side=j.side AND "
 	    "k.boot=j.boot AND k.id > j.id), EXISTS (SELECT 1 FROM "
 	    "job_attempts a WHERE a.job_id=j.id AND a.attempt=j.attempts AND "
-	    "a.console IS NOT NULL), j.class FROM jobs j WHERE "
+	    "a.console IS NOT NULL), j.class, j.progress FROM jobs j WHERE "
 	    "j.comparison_id=? ORDER BY j.id");
 	struct sched_job *v = NULL, *j;
 	size_t cap = 0;
@@ -221,6 +221,7 @@ db_sched_jobs(struct db *db, long long cid, struct sched_job **out,
 		j->replaced = sqlite3_column_int(st, 8);
 		j->console = sqlite3_column_int(st, 9);
 		j->class = cdup(st, 10);
+		j->progress = cdup(st, 11);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -242,6 +243,7 @@ db_sched_jobs_free(struct sched_job *v, size_t n)
 		free(v[i].reason);
 		free(v[i].agent);
 		free(v[i].class);
+		free(v[i].progress);
 	}
 	free(v);
 }

@@ -327,6 +327,7 @@ sched_json(const struct sched_comparison *c)
 		    "state", sj->state, "reason", jstr(sj->reason),
 		    "agent", jstr(sj->agent), "attempts", sj->attempts,
 		    "replaced", sj->replaced);
+		json_object_set_new(j, "progress", jstr(sj->progress));
 		json_object_set_new(j, "console", sj->console ?
 		    json_sprintf("/api/v1/jobs/%lld/console?attempt=%d",
 		    sj->id, sj->attempts) : json_null());
@@ -923,6 +924,11 @@ sched_series_html(struct db *db, long long sid, struct buf *out)
 		html_txt(out, j->side);
 		buf_addf(out, "</td><td>%d</td><td>", j->boot);
 		html_txt(out, j->state);
+		if (j->progress && !strcmp(j->state, "leased")) {
+			buf_addstr(out, " (");
+			html_txt(out, j->progress);
+			buf_addstr(out, ")");
+		}
 		if (j->replaced)
 			buf_addstr(out, " (replaced)");
 		if (j->reason) {

@@ -101,6 +101,7 @@ struct sched_job {
 					   log: /api/v1/jobs/ID/console
 					   ?attempt=attempts */
 	char	*class;			/* required class, NULL: any */
+	char	*progress;		/* the agent's last heartbeat, NULL */
 };
 
 struct sched_side {

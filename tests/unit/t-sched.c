@@ -17,6 +17,7 @@
 #include "daemon/db.h"
 #include "daemon/db_agent.h"
 #include "daemon/db_build.h"
+#include "daemon/http.h"
 #include "daemon/pipeline.h"
 #include "daemon/sched.h"
 #include "daemon/stats.h"
@@ -724,6 +725,58 @@ test_stage_from_builds(void)
 	free(pdir);
 }
 
+/* POST /api/v1/series through the real route tables. */
+static int
+post_series(const char *json, struct buf *body)
+{
+	struct http_req r;
+	struct http_resp resp;
+	int status;
+
+	http_req_init(&r, "POST", "/api/v1/series", 1 << 20);
+	http_req_add_header(&r, "Content-Type", "application/json");
+	buf_addstr(&r.body, json);
+	r.db = db;
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &r, &resp);
+	status = resp.status;
+	buf_addstr(body, resp.body.data ? resp.body.data : "");
+	http_resp_release(&resp);
+	http_req_release(&r);
+	return status;
+}
+
+static void
+test_api(void)
+{
+	struct buf body = BUF_INIT(0);
+	json_t *j;
+	char *m = NULL;
+	int b = 0, status;
+	long long id;
+
+	fresh_store();
+	status = post_series("{\"url\": \"http://127.0.0.1:9/linux-mm/"
+	    "1.a@example.org/\", \"boots\": 0}", &body);
+	is_int(status, 400, "api: boots 0 refused");
+	ok(body.data && strstr(body.data, "\\\"boots\\\""), "api: the error "
+	    "names the field: %s", body.data);
+	buf_reset(&body);
+	status = post_series("{\"url\": \"http://127.0.0.1:9/linux-mm/"
+	    "1.a@example.org/\", \"boots\": 3, \"matrix\": "
+	    "\"[run \\\"n\\\"]\\nworkload = null\\n\"}", &body);
+	is_int(status, 202, "api: matrix and boots accepted");
+	j = json_loads(body.data ? body.data : "", 0, NULL);
+	id = json_integer_value(json_object_get(j, "id"));
+	json_decref(j);
+	db_sched_request_get(db, id, &m, &b);
+	is_int(b, 3, "api: boots stored with the series");
+	ok(m && !strcmp(m, "[run \"n\"]\nworkload = null\n"), "api: matrix "
+	    "stored with the series");
+	free(m);
+	buf_release(&body);
+}
+
 /* The [sched] defaults are the ones the statistics were validated with. */
 static void
 test_defaults(void)
@@ -755,7 +808,7 @@ main(void)
 		return 1;
 	conf = xasprintf("[daemon]\ndata = %s\n"
 	    "[agent \"a\"]\ntoken_sha256 = %064d\n"
-	    "[agents]\nmax_attempts = 2\n"
+	    "[agents]\nmax_attempts = 2\n[lore]\nallow = http://127.0.0.1:9/\n"
 	    "[sched]\nboots = 4\nboot_step = 4\nmax_boots = 8\n"
 	    "replacements = 2\n", dir, 0);
 	config_init(&app.cfg);
@@ -773,6 +826,7 @@ main(void)
 	test_one_class();
 	test_request();
 	test_stage_from_builds();
+	test_api();
 	app_db_close_thread();
 	app_release();
 	config_release(&app.cfg);
