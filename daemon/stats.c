@@ -44,8 +44,8 @@
  * The false-positive rate is held by the rank test alone: under A/A the
  * per-boot means of both sides are exchangeable, so the exact test's size
  * is at most alpha_look whatever the noise distribution; requiring the CI
- * to agree can only lower it.  Hence A/A "improvement"/"regression" <= alpha
- * (1% by default) per metric.
+ * to agree can only lower it (so can rule 3).  Hence A/A "improvement" or
+ * "regression" <= alpha (0.8% by default) per metric.
  *
  * Extra looks.  An inconclusive comparison gets more boots (boot_step per
  * side, up to max_boots), and each look is another chance of a false
@@ -73,8 +73,8 @@
  *     ~0.6% with the extra look (t-stats checks both, 1000 each).
  *   - iterations: past 5, more runs per boot barely narrow a boot's mean
  *     when boot-to-boot noise dominates; boots are what buy power.
- * The 1% is per metric: a matrix of many metrics will show the odd false
- * "change" somewhere; the page says so by giving p and CI for each row.
+ * The rate is per metric: a matrix of many metrics will show the odd false
+ * "change" somewhere, which is why every row carries its p and CI.
  */
 #include <errno.h>
 #include <math.h>
