@@ -3,7 +3,9 @@
  * lease a job, download and verify its kernel, boot it (qemu or kexec),
  * run the workloads, upload the results, lease the next.
  *
- *	kperfci-agent -c agent.conf [-d] [--once]
+ *	kperfci-agent -c agent.conf [-d] [-n] [--once]
+ *	  -d  debug logging   -n  check the configuration and exit
+ *	  --once  exit after one job has been handled
  *
  * The loop is driven by agent_state_next() (agents/agent_state.c): each
  * step's outcome is an event, the table says what comes next, and the
@@ -467,7 +469,7 @@ agent_loop(struct agent *a)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: kperfci-agent -c agent.conf [-d] [--once]\n");
+	fprintf(stderr, "usage: kperfci-agent -c agent.conf [-d] [-n] [--once]\n");
 	exit(2);
 }
 
@@ -485,13 +487,14 @@ main(int argc, char **argv)
 	struct utsname u;
 	const char *conf = NULL;
 	char *dir;
-	int ch, verbose = 0;
+	int ch, verbose = 0, check = 0;
 
 	memset(&a, 0, sizeof(a));
-	while ((ch = getopt_long(argc, argv, "c:dh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:dnh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': conf = optarg; break;
 		case 'd': verbose = 1; break;
+		case 'n': check = 1; break;
 		case 'o': a.once = 1; break;
 		default: usage();
 		}
@@ -504,6 +507,13 @@ main(int argc, char **argv)
 	if (agent_conf_load(&a.conf, conf, &err) == -1) {
 		fprintf(stderr, "%s", err.data);
 		return 1;
+	}
+	if (check) {
+		printf("%s: ok (agent %s, backend %s, server %s)\n", conf,
+		    a.conf.name, a.conf.backend == AGENT_QEMU ? "qemu" : "kexec",
+		    a.conf.server);
+		agent_conf_release(&a.conf);
+		return 0;
 	}
 	if (mkdir(a.conf.state_dir, 0755) == -1 && errno != EEXIST)
 		fatal("%s", a.conf.state_dir);
