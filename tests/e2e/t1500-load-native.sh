@@ -91,6 +91,27 @@ printf '[run "x"]\nworkload = page-fault\nvariant 2\n' >"$T/bad.conf"
 bad "matrix syntax error names file:line" "$T/bad.conf:3: expected key = value" --matrix "$T/bad.conf"
 ok "shipped matrix passes --check" "$L" --matrix "$SRC/etc/workloads.conf" --check
 
+# --- lock-profile: the built-in kernel sampler, natively ----------------------
+if [ "$(id -u)" = 0 ] && [ -r /proc/kallsyms ]; then
+	ok "lock-profile of page-fault runs" sh -c "'$L' run lock-profile --target page-fault --tasks 1 --seconds 0.5 --iterations 1 >'$T/lp.json'"
+	ok "lock-profile line has the documented shape" python3 -c "
+import json
+l=open('$T/lp.json').read().splitlines()
+assert len(l)==1, l
+p=json.loads(l[0])
+assert p['workload']=='lock-profile' and p['type']=='lock-profile', p
+assert p['params']=='dir=/tmp,freq=999,mode=process,target=page-fault,tasks=1,thp=0,top=10,variant=1', p['params']
+assert p['total_samples']>0 and p['top'], p
+assert all(0<t['share']<=1 for t in p['top'])
+assert abs(sum(t['share'] for t in p['top']))<=1.0001
+for k in p['locks']:
+    assert set(k)=={'lock','symbol','share','callers'}, k
+    assert sum(c['share'] for c in k['callers'])<=k['share']+1e-3, k
+"
+else
+	echo "# not root or no kallsyms: lock-profile not tested natively"
+fi
+
 # --- cgroup v2 -----------------------------------------------------------------
 if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
 	for w in fault-free swap-memhog file-read memcg-flush; do
