@@ -1,0 +1,41 @@
+/*
+ * fuzz-sched: the scheduler's part of a POST /api/v1/series body
+ * (sched_request_parse: "matrix" and "boots") over arbitrary JSON, with
+ * the invariants of what it accepts.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "daemon/app.h"
+#include "daemon/config.h"
+#include "daemon/sched.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct buf err = BUF_INIT(4096);
+	const char *matrix;
+	int boots;
+	json_t *j = json_loadb((const char *)data, size, 0, NULL);
+
+	if (j == NULL)
+		return 0;
+	if (sched_request_parse(j, &matrix, &boots, &err) == 0) {
+		/* app.cfg is empty: the table's defaults apply */
+		if (boots < 0 || boots > config_int(&app.cfg, "sched", NULL,
+		    "max_boots"))
+			abort();
+		if (matrix && !strstr(matrix, "[run "))
+			abort();
+	} else if (err.len == 0) {
+		abort();	/* refused without saying why */
+	}
+	buf_release(&err);
+	json_decref(j);
+	return 0;
+}
