@@ -26,8 +26,9 @@ b4am() {	# b4am OUT ARGS...: b4 am into OUT (an mbox), in the scratch repo
 
 for f in basic rerolls rfc-forms slash-msgid truncated; do
 	b4am "$T/$f.b4" --offline-mode am -m "$FX/$f.mbox"
-	"$K" series show --json --mbox "$FX/$f.mbox" >"$T/$f.json" 2>/dev/null
-	ok "$f: b4 and kperfci agree (offline)" \
+	"$K" series show --json --messages --mbox "$FX/$f.mbox" >"$T/$f.json" \
+	    2>/dev/null
+	ok "$f: b4 and kperfci agree, git am messages and diffs too (offline)" \
 	    python3 "$SRC/tests/b4-compare.py" "$T/$f.b4" "$T/$f.json"
 done
 
@@ -38,11 +39,13 @@ done
 # with the original mail.  Same patch, same subject; trailers differ by
 # exactly that Signed-off-by.
 b4am "$T/att.b4" --offline-mode am -m "$FX/attach-crlf.mbox"
-"$K" series show --json --mbox "$FX/attach-crlf.mbox" >"$T/att.json"
+"$K" series show --json --messages --mbox "$FX/attach-crlf.mbox" >"$T/att.json"
 python3 "$SRC/tests/b4-compare.py" "$T/att.b4" "$T/att.json" >"$T/att.cmp"
 like "patch 1 trailers: b4 \[\], kperfci \[\['Signed-off-by', 'J.rg R.del <joerg@example.org>'\]\]" \
     "$T/att.cmp" "attach-crlf: only the documented trailer difference"
-is "$(grep -c '^#' "$T/att.cmp")" "2" "attach-crlf: nothing else differs"
+like "patch 1 message: git am 'mm: fix the comment on folio_batch\\\\n', kperfci 'mm: fix the comment on folio_batch\\\\n\\\\nSigned-off-by: J.rg R.del <joerg@example.org>\\\\n'" \
+    "$T/att.cmp" "attach-crlf: b4's message lacks the text part"
+is "$(grep -c '^#' "$T/att.cmp")" "3" "attach-crlf: nothing else differs"
 (cd "$T/repo" && git mailinfo "$T/mi.msg" "$T/mi.patch" \
     <"$FX/attach-crlf.mbox" >/dev/null)
 like "^Signed-off-by: J.rg R.del <joerg@example.org>" "$T/mi.msg" \
@@ -64,7 +67,8 @@ if command -v public-inbox-httpd >/dev/null && pi_start test; then
 	git -C "$T/repo" config b4.searchmask "${PI_URL}all/?x=m&t=1&q=%s"
 	for id in basic-v1-2@example.org reroll-v3-1@example.org rfc-2@example.org; do
 		b4am "$T/srv-$id.b4" am "$id"
-		"$K" series show --json --url "${PI_URL}all/$id/" --allow "$PI_URL" \
+		"$K" series show --json --messages --url "${PI_URL}all/$id/" \
+		    --allow "$PI_URL" \
 		    >"$T/srv-$id.json" 2>/dev/null
 		ok "$id: b4 and kperfci agree (local lore)" \
 		    python3 "$SRC/tests/b4-compare.py" "$T/srv-$id.b4" "$T/srv-$id.json"
