@@ -18,6 +18,8 @@
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 
+int	submit_wait(long long id);	/* cli/wait.c: to the verdict */
+
 /* States where a series rests: nothing more happens without new input. */
 static int
 submit_state_rests(json_t *s)
@@ -148,6 +150,7 @@ cmd_submit(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		{ "mbox", required_argument, NULL, 'm' },
 		{ "no-follow", no_argument, NULL, 'n' },
+		{ "wait", no_argument, NULL, 'w' },	/* cli/wait.c */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -174,6 +177,7 @@ cmd_submit(int argc, char **argv)
 		case 'b': base = optarg; break;
 		case 'm': mbox = optarg; break;
 		case 'n': follow = 0; break;
+		case 'w': follow = 2; break;
 		default:
 			fprintf(stderr, "usage: kperfci submit URL [--version N]"
 			    " [--base REV] [--mbox FILE] [--no-follow]\n");
@@ -230,7 +234,7 @@ cmd_submit(int argc, char **argv)
 	id = json_integer_value(json_object_get(j, "id"));
 	printf("%lld\n", id);
 	fflush(stdout);
-	rc = follow ? submit_follow(id) : 0;
+	rc = follow == 2 ? submit_wait(id) : follow ? submit_follow(id) : 0;
 out:
 	json_decref(req);
 	json_decref(j);

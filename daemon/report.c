@@ -1188,7 +1188,7 @@ report_html_row(const struct stats_row *row, struct buf *b)
 		html_txt(b, row->unit);
 		buf_addstr(b, ")</span>");
 	}
-	buf_addstr(b, "</td><td class=\"verdict\" title=\"");
+	buf_addstr(b, "</td><td class=\"row-verdict\" title=\"");
 	html_attr(b, row->reason);
 	buf_addstr(b, "\">");
 	html_txt(b, miss ? miss : stats_verdict_name(row->verdict));
@@ -1262,6 +1262,7 @@ report_html_curve(const struct report_curve *cv, struct buf *b)
 	c.title = title.data;
 	c.xlabel = "tasks";
 	c.ylabel = cv->unit;
+	c.x_integer = 1;
 	c.y_zero = 1;
 	c.series = sr;
 	c.nseries = 2;

@@ -236,7 +236,8 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 			for (k = 0; k < npts; k++) {
 				/* base dots left of the tick, patched right,
 				   so the two sides never hide each other */
-				double dx = c->x_integer ? (side ? 3 : -3) : 0;
+				double dx = c->x_integer && !s->line ?
+				    (side ? 3 : -3) : 0;
 
 				buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" "
 				    "r=\"3\" fill=\"%s\"/>\n", X(p[k].x) + dx,
