@@ -307,8 +307,10 @@ prof_json(struct prof *p, const char *params, int top, struct sample_json *j)
 		qsort(p->callers, p->ncallers, sizeof(*p->callers), prof_count_cmp);
 	sample_json_addf(j, "{\"workload\":\"lock-profile\",\"params\":");
 	sample_json_str(j, params);
-	sample_json_addf(j, ",\"type\":\"lock-profile\",\"total_samples\":%ld,"
-	    "\"lost_samples\":%ld,\"locks\":[", p->total, p->lost);
+	sample_json_addf(j, ",\"type\":\"lock-profile\",\"event\":");
+	sample_json_str(j, p->event ? p->event : "unknown");
+	sample_json_addf(j, ",\"total_samples\":%ld,\"lost_samples\":%ld,"
+	    "\"locks\":[", p->total, p->lost);
 	for (i = 0; i < p->nlocks && i < top; i++) {
 		const char *guess = "?";
 

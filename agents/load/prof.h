@@ -9,8 +9,10 @@
  * fuzzed without a kernel.
  *
  * A software cpu-clock sample cannot land while interrupts are off: time
- * spinning in an irqsave lock shows up at the spin_unlock_irqrestore that
- * re-enables them, so those unlock functions count as lock functions too.
+ * spinning in an irqsave lock shows up where interrupts come back on, at
+ * _raw_spin_unlock_irqrestore (counted as a lock function here) or, when
+ * the unlock is inlined, in the caller itself (folio_batch_move_lru in
+ * "top").  Hardware cycles sampling (NMI) has no such blind spot.
  */
 #ifndef KPERFCI_LOAD_PROF_H
 #define KPERFCI_LOAD_PROF_H
@@ -45,6 +47,7 @@ struct prof_count {
 struct prof {
 	long		 total;
 	long		 lost;
+	const char	*event;		/* "cycles", "cpu-clock" or NULL */
 	struct prof_count *self, *locks, *callers;
 	int		 nself, nlocks, ncallers;
 };

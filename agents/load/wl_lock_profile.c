@@ -2,10 +2,11 @@
  * wl_lock_profile: seeds/000 and 004 ("52.8% of cycles spinning on
  * lru_lock", "perf lock share 64% -> 20%").  Runs a target workload
  * (--target, with the target's own parameters) in a child process while
- * this process samples the kernel itself with perf_event_open(2): software
- * cpu-clock at --freq Hz on every online CPU, kernel only, idle excluded,
- * PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN.  No perf binary is needed, and
- * it works under qemu TCG where there is no hardware PMU.  Addresses are
+ * this process samples the kernel itself with perf_event_open(2): CPU
+ * cycles where a hardware PMU can sample (bare metal), else the software
+ * cpu-clock (qemu TCG, most VMs), at --freq Hz on every online CPU, kernel
+ * only, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN.  No perf binary is needed.
+ * The line says which event was used ("event").  Addresses are
  * resolved with /proc/kallsyms and attributed by prof.c; the result is one
  * JSON line of type "lock-profile" (shares are of all kernel samples).
  * The target's own samples are not emitted in this pass: a profile
@@ -37,29 +38,43 @@ struct lp_ring {
 	void	*base;
 };
 
+/*
+ * hw: sample CPU cycles with the hardware PMU (NMI-driven on x86, so time
+ * spent spinning with interrupts off is seen where it is spent); else the
+ * cpu-clock software event (an hrtimer: irq-off time is charged to where
+ * interrupts come back on, often the caller when the unlock is inlined).
+ */
 static int
-lp_open(struct lp_ring *rg, int cpu, long freq)
+lp_open(struct lp_ring *rg, int cpu, long freq, int hw)
 {
 	struct perf_event_attr at;
 	long pg = getpagesize();
 
 	memset(&at, 0, sizeof(at));
 	at.size = sizeof(at);
-	at.type = PERF_TYPE_SOFTWARE;
-	at.config = PERF_COUNT_SW_CPU_CLOCK;
+	if (hw) {
+		at.type = PERF_TYPE_HARDWARE;
+		at.config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		at.type = PERF_TYPE_SOFTWARE;
+		at.config = PERF_COUNT_SW_CPU_CLOCK;
+		at.exclude_idle = 1;
+	}
 	at.freq = 1;
 	at.sample_freq = freq;
 	at.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
 	at.exclude_user = 1;
 	at.exclude_hv = 1;
-	at.exclude_idle = 1;
 	at.exclude_callchain_user = 1;
 	at.disabled = 1;
 	rg->fd = (int)syscall(SYS_perf_event_open, &at, -1, cpu, -1,
 	    PERF_FLAG_FD_CLOEXEC);
-	if (rg->fd < 0)
+	if (rg->fd < 0) {
+		if (hw)
+			return -1;	/* the caller falls back or says so */
 		return load_err("lock-profile: perf_event_open(cpu-clock, CPU %d): %s (needs CONFIG_PERF_EVENTS and root or kernel.perf_event_paranoid <= 0)",
 		    cpu, strerror(errno));
+	}
 	rg->base = mmap(NULL, (1 + LP_PAGES) * pg, PROT_READ | PROT_WRITE,
 	    MAP_SHARED, rg->fd, 0);
 	if (rg->base == MAP_FAILED) {
@@ -150,7 +165,8 @@ lp_run(struct wl_run *r)
 	struct prof prof;
 	struct sample_json j;
 	struct wl_run t;
-	int i, n = 0, rc = -1, configured = 0, st;
+	int i, k, n = 0, rc = -1, configured = 0, st, hw;
+	const char *ev;
 	long pg = getpagesize();
 	pid_t pid = -1;
 
@@ -177,9 +193,29 @@ lp_run(struct wl_run *r)
 	rings = load_xcalloc(r->topo->ncpus, sizeof(*rings));
 	for (i = 0; i < r->topo->ncpus; i++)
 		rings[i].fd = -1;
-	for (i = 0; i < r->topo->ncpus; i++)
-		if (lp_open(&rings[i], r->topo->cpus[i].id, wl_get_int(r, "freq")) < 0)
+	ev = wl_get(r, "event");
+	hw = strcmp(ev, "cpu-clock") != 0;
+	for (i = 0; i < r->topo->ncpus; i++) {
+		if (lp_open(&rings[i], r->topo->cpus[i].id, wl_get_int(r, "freq"),
+		    hw) == 0)
+			continue;
+		if (!hw || rings[i].fd >= 0)
 			goto out;
+		if (strcmp(ev, "cycles") == 0) {
+			load_err("lock-profile: --event cycles: no hardware PMU sampling here (perf_event_open: %s); use --event cpu-clock",
+			    strerror(errno));
+			goto out;
+		}
+		/* auto: no PMU (qemu TCG, most VMs): start over with cpu-clock */
+		for (k = 0; k < i; k++) {
+			munmap(rings[k].base, (1 + LP_PAGES) * pg);
+			close(rings[k].fd);
+			rings[k].base = NULL;
+			rings[k].fd = -1;
+		}
+		hw = 0;
+		i = -1;
+	}
 	for (i = 0; i < r->topo->ncpus; i++)
 		ioctl(rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	pid = wl_fork(lp_target, &t);
@@ -216,6 +252,7 @@ lp_run(struct wl_run *r)
 		goto out;
 	}
 	sample_json_init(&j);
+	prof.event = hw ? "cycles" : "cpu-clock";
 	prof_json(&prof, r->params, (int)wl_get_int(r, "top"), &j);
 	if (!r->quiet)
 		sample_emit_raw(&j);
@@ -242,6 +279,7 @@ out:
 
 static const struct wl_param lp_params[] = {
 	{ "target", WL_STR, "fault-free", "workload to profile (with its own parameters)", 0, 0, NULL },
+	{ "event", WL_ENUM, "auto", "what to sample: cycles (hardware PMU), cpu-clock, or auto (cycles if the PMU samples, else cpu-clock)", 0, 0, "auto|cycles|cpu-clock" },
 	{ "freq", WL_INT, "999", "samples per second per CPU", 10, 100000, NULL },
 	{ "top", WL_INT, "10", "locks, callers and symbols kept", 1, 1000, NULL },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },

@@ -100,7 +100,8 @@ l=open('$T/lp.json').read().splitlines()
 assert len(l)==1, l
 p=json.loads(l[0])
 assert p['workload']=='lock-profile' and p['type']=='lock-profile', p
-assert p['params']=='dir=/tmp,freq=999,mode=process,target=page-fault,tasks=1,thp=0,top=10,variant=1', p['params']
+assert p['event'] in ('cycles','cpu-clock'), p
+assert p['params']=='dir=/tmp,event=auto,freq=999,mode=process,target=page-fault,tasks=1,thp=0,top=10,variant=1', p['params']
 assert p['total_samples']>0 and p['top'], p
 assert all(0<t['share']<=1 for t in p['top'])
 assert abs(sum(t['share'] for t in p['top']))<=1.0001

@@ -58,8 +58,9 @@ main(void)
 	}
 	is_int(p.total, 5, "five samples");
 	sample_json_init(&j);
+	p.event = "cpu-clock";
 	prof_json(&p, "target=fault-free", 10, &j);
-	ok(strstr(j.data, "\"type\":\"lock-profile\",\"total_samples\":5") != NULL,
+	ok(strstr(j.data, "\"type\":\"lock-profile\",\"event\":\"cpu-clock\",\"total_samples\":5") != NULL,
 	    "header fields");
 	ok(strstr(j.data, "\"locks\":[{\"lock\":\"lru_lock?\",\"symbol\":\"native_queued_spin_lock_slowpath\",\"share\":0.8000")
 	    != NULL, "slowpath holds 4 of 5 samples, named after its top caller: %s", j.data);
