@@ -113,6 +113,15 @@ struct wl_tasks {
 	void		(*fn)(struct wl_task *);
 };
 
+/* Adds n to the task's counter.  One writer per counter: a plain store,
+   not a locked add, so the per-op cost matches will-it-scale's
+   (*iterations)++. */
+static inline void
+wl_count(struct wl_task *t, unsigned long long n)
+{
+	__atomic_store_n(t->count, *t->count + n, __ATOMIC_RELAXED);
+}
+
 int	 wl_tasks_start(struct wl_tasks *, const int *cpus, int n, int procs,
 	    void (*fn)(struct wl_task *), void *arg);
 unsigned long long wl_tasks_sum(struct wl_tasks *);

@@ -89,7 +89,7 @@ ff_task(struct wl_task *t)
 			    strerror(errno));
 			break;
 		}
-		__atomic_add_fetch(t->count, npages, __ATOMIC_RELAXED);
+		wl_count(t, npages);
 	}
 out:
 	munmap(res, a->size + FF_ALIGN);

@@ -14,7 +14,7 @@ static void
 null_task(struct wl_task *t)
 {
 	while (!*t->stop)
-		__atomic_add_fetch(t->count, 1, __ATOMIC_RELAXED);
+		wl_count(t, 1);
 }
 
 static int

@@ -66,7 +66,7 @@ pf_task(struct wl_task *t)
 		}
 		for (i = 0; i < PF_MEMSIZE; i += pgsize) {
 			c[i] = 0;
-			__atomic_add_fetch(t->count, 1, __ATOMIC_RELAXED);
+			wl_count(t, 1);
 		}
 		munmap(c, PF_MEMSIZE);
 	}

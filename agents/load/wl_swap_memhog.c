@@ -227,7 +227,7 @@ sm_iteration(struct wl_run *r, int it, const int *cpus, int ncpus)
 	}
 	rc = 0;
 	for (i = 0; i < groups; i++) {
-		char what[64];
+		char what[128];
 
 		snprintf(what, sizeof(what), "memhog in group %d (killed: OOM with memory.max=%s?)",
 		    i, limit);
