@@ -290,7 +290,8 @@ int	qemu_initramfs(const struct agent_conf *, const char *matrix,
 /* kexec: loads the job kernel and reboots into it (returns only on error). */
 int	kexec_boot(const struct agent_conf *, struct agent_job *,
 	    const char *bzimage);
-/* Runs the matrix natively (in the job kernel) into upload. */
+/* Runs the matrix natively (in the job kernel) into upload, with
+   heartbeats; returns as qemu_run_job does. */
 int	kexec_run(const struct agent_conf *, const json_t *job, json_t *upload,
 	    agent_progress_fn, void *arg);
 int	kexec_return_home(const struct agent_conf *);

@@ -8,10 +8,12 @@
  * file only runs the commands.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agents/agent.h"
@@ -79,6 +81,23 @@ out:
 	return rc;
 }
 
+struct native {
+	struct run	 run;
+	struct buf	 out;
+	volatile int	 cancel;
+	volatile int	 finished;
+};
+
+static void *
+native_thread(void *arg)
+{
+	struct native *n = arg;
+
+	run_capture(&n->run, &n->out);
+	n->finished = 1;
+	return NULL;
+}
+
 int
 kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
     agent_progress_fn progress, void *arg)
@@ -88,31 +107,58 @@ kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
 	long long id = json_integer_value(json_object_get(job, PROTO_ID));
 	char *path = xasprintf("%s/matrix.conf", c->state_dir);
 	const char *argv[] = { c->load_bin, "--matrix", path, NULL };
-	struct buf out = BUF_INIT(PROTO_MAX_BODY), why = BUF_INIT(1024);
+	struct native *n = xcalloc(1, sizeof(*n));
+	struct buf why = BUF_INIT(1024), err = BUF_INIT(256);
 	struct agent_results ar;
-	struct run r = { 0 };
-	struct buf err = BUF_INIT(256);
+	time_t last = 0;
+	pthread_t th;
 	json_t *topo;
-	int rc = -1;
+	int rc = -1, lost = 0;
 
 	agent_results_init(&ar);
+	buf_init(&n->out, PROTO_MAX_BODY);
 	if (buf_write_file(path, matrix, strlen(matrix)) == -1) {
 		log_warn("%s", path);
 		goto out;
 	}
-	if (progress)
-		progress(arg, "running");
-	r.argv = argv;
-	r.timeout_sec = c->job_timeout;
-	r.log_path = "/dev/stderr";
-	run_capture(&r, &out);
-	if (out.data)
-		agent_results_parse(&ar, out.data, out.len);
-	if (r.exit_code == 0) {
+	n->run.argv = argv;
+	n->run.timeout_sec = c->job_timeout;
+	n->run.log_path = "/dev/stderr";
+	n->run.cancel = &n->cancel;
+	/* The workloads run in a thread so that this one keeps the lease
+	   alive with heartbeats, however long the matrix takes. */
+	if (pthread_create(&th, NULL, native_thread, n) != 0) {
+		error("job %lld: cannot start the workload thread", id);
+		goto out;
+	}
+	while (!n->finished) {
+		usleep(250000);
+		if (agent_stopping && !n->cancel) {
+			lost = 1;
+			n->cancel = 1;
+		}
+		if (progress && time(NULL) - last >= c->heartbeat_seconds) {
+			last = time(NULL);
+			if (progress(arg, "running") == -1 && !n->cancel) {
+				log_warnx("job %lld: lease lost; stopping the "
+				    "workloads", id);
+				lost = 1;
+				n->cancel = 1;
+			}
+		}
+	}
+	pthread_join(th, NULL);
+	if (lost) {
+		rc = 1;
+		goto out;
+	}
+	if (n->out.data)
+		agent_results_parse(&ar, n->out.data, n->out.len);
+	if (n->run.exit_code == 0 && !n->run.timed_out) {
 		json_object_set_new(upload, PROTO_STATUS,
 		    json_string(PROTO_ST_DONE));
 	} else {
-		buf_addf(&why, "kperfci-load: %s", run_status(&r));
+		buf_addf(&why, "kperfci-load: %s", run_status(&n->run));
 		for (size_t i = 0; i < json_array_size(ar.errors) && i < 5; i++)
 			buf_addf(&why, "; %.200s", json_string_value(
 			    json_array_get(ar.errors, i)));
@@ -124,12 +170,13 @@ kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
 	json_object_set(upload, PROTO_PROFILES, ar.profiles);
 	if ((topo = hosttopo_read("", &err)))
 		json_object_set_new(upload, PROTO_TOPOLOGY, topo);
-	log_info("job %lld: %s natively, %zu samples", id, run_status(&r),
-	    json_array_size(ar.samples));
+	log_info("job %lld: %s natively, %zu samples", id,
+	    run_status(&n->run), json_array_size(ar.samples));
 	rc = 0;
 out:
 	agent_results_release(&ar);
-	buf_release(&out);
+	buf_release(&n->out);
+	free(n);
 	buf_release(&why);
 	buf_release(&err);
 	free(path);

@@ -408,10 +408,18 @@ agent_loop(struct agent *a)
 			json_decref(a->job.upload);
 			a->job.upload = json_object();
 			agent_job_save(&a->job, a->conf.state_dir);
-			kexec_run(&a->conf, a->job.job, a->job.upload,
+			rc = kexec_run(&a->conf, a->job.job, a->job.upload,
 			    heartbeat, a);
-			a->handled++;
-			ev = AGENT_EV_RAN;
+			if (rc == 1) {
+				/* Lease gone or stopping; a kexec agent still
+				   has to go home (RUNNING+LEASE_LOST). */
+				ev = AGENT_EV_LEASE_LOST;
+				if (agent_stopping)
+					break;
+			} else {
+				a->handled++;
+				ev = AGENT_EV_RAN;
+			}
 			break;
 		case AGENT_ACT_FAIL_BOOT:
 		case AGENT_ACT_FAIL_RUN: {
