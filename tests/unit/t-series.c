@@ -246,6 +246,83 @@ test_message_and_json(void)
 	buf_release(&err);
 }
 
+/* picks from an mbox given inline */
+static int
+pick_inline(const char *mbox, const char *want, struct series *s, struct buf *err)
+{
+	struct mbox mb;
+	struct msg msgs[16], *ptrs[16];
+	size_t i, n = 0;
+	int r;
+
+	if (mbox_split(mbox, strlen(mbox), &mb, err) < 0)
+		return -1;
+	for (i = 0; i < mb.n && n < 16; i++)
+		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &msgs[n], err) == 0) {
+			ptrs[n] = &msgs[n];
+			n++;
+		}
+	r = series_pick(ptrs, n, want, 0, s, err);
+	for (i = 0; i < n; i++)
+		msg_release(&msgs[i]);
+	mbox_release(&mb);
+	return r;
+}
+
+#define DIFF "---\n x | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n" \
+	"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" \
+	"-- \n2.39.5\n"
+
+static void
+test_inline(void)
+{
+	struct series s;
+	struct buf err = BUF_INIT(1024);
+
+	/* in-body From: and Date: (someone sending another's patch) */
+	if (ok(pick_inline("From x\nFrom: Sender <s@example.org>\nSubject: [PATCH] x: y\n"
+	    "Message-Id: <ib@x>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n\n"
+	    "From: Real Author <ra@example.org>\nDate: Sun, 31 Dec 2023 10:00:00 +0000\n\n"
+	    "Body.\n\nSigned-off-by: Real Author <ra@example.org>\n" DIFF,
+	    NULL, &s, &err) == 0, "in-body From: picks")) {
+		is_str(s.patches[0].author, "Real Author", "in-body From: name is the author");
+		is_str(s.patches[0].email, "ra@example.org", "in-body From: address");
+		is_str(s.patches[0].date, "Sun, 31 Dec 2023 10:00:00 +0000", "in-body Date:");
+		is_str(s.patches[0].message, "x: y\n\nBody.\n\n"
+		    "Signed-off-by: Real Author <ra@example.org>\n", "message without in-body headers");
+		is_str(s.patches[0].diff, "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n"
+		    "+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "diff ends with its hunk");
+		series_release(&s);
+	}
+	/* the same message twice (lore's /all/ returns one per list) */
+	buf_reset(&err);
+	if (ok(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH] d\nMessage-Id: <d@x>\n\nB\n" DIFF
+	    "\nFrom x\nFrom: A <a@x.org>\nSubject: [PATCH] d\nMessage-Id: <d@x>\n\nB\n" DIFF
+	    "\nFrom x\nFrom: R <r@x.org>\nSubject: Re: [PATCH] d\nMessage-Id: <r@x>\n"
+	    "In-Reply-To: <d@x>\n\nAcked-by: R <r@x.org>\n",
+	    NULL, &s, &err) == 0, "duplicate message-id picks")) {
+		is_int(s.npatches, 1, "duplicates count once");
+		is_int(s.patches[0].ntrailers, 1, "and collect the trailer once");
+		series_release(&s);
+	}
+	/* an unrelated message with a patch: only the wanted thread counts */
+	buf_reset(&err);
+	if (ok(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH v2] mine\nMessage-Id: <m@x>\n\nB\n" DIFF
+	    "\nFrom x\nFrom: O <o@x.org>\nSubject: [PATCH v5] other\nMessage-Id: <o@x>\n\nB\n" DIFF,
+	    "m@x", &s, &err) == 0, "unrelated thread picks")) {
+		is_int(s.version, 2, "the unrelated v5 is not in the thread");
+		is_str(s.patches[0].subject, "mine", "the wanted patch");
+		series_release(&s);
+	}
+	/* [PATCH 6/5]: the counter wins */
+	buf_reset(&err);
+	is_int(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH 2/1] six\n"
+	    "Message-Id: <s@x>\n\nB\n" DIFF, NULL, &s, &err), -1,
+	    "[PATCH 2/1] extends the series to 2 patches");
+	is_str(err.data, "patch 1/2 of v1 is missing", "and names the gap");
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -254,5 +331,6 @@ main(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		test_case(i);
 	test_message_and_json();
+	test_inline();
 	return tap_done();
 }
