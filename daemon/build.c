@@ -473,8 +473,14 @@ build_step(const struct build_opts *opts, const char *const *cmd,
 	r.timeout_sec = timeout > 0 ? timeout : 1;
 	r.cancel = opts->cancel;
 	if (run_cmd(&r) != 0) {
-		buf_addf(why, "%s %s: %s", cmd[0], cmd[1] ? cmd[1] : "",
-		    run_status(&r));
+		const char *last = cmd[0], *prog = strrchr(cmd[0], '/');
+
+		for (const char *const *c = cmd; *c; c++)
+			last = *c;
+		/* "make bzImage: exit 2", "merge_config.sh: exit 1" */
+		buf_addf(why, "%s%s%s: %s", prog ? prog + 1 : cmd[0],
+		    last != cmd[0] && !prog ? " " : "",
+		    last != cmd[0] && !prog ? last : "", run_status(&r));
 		goto out;
 	}
 	rc = 0;

@@ -1,0 +1,174 @@
+#!/bin/sh
+# t3000: series through the daemon's apply and build stages on a small tree
+# (a fake "kernel": a Makefile project with the kbuild targets kperfci
+# calls), uploaded as mbox files made with git format-patch.  Exact apply,
+# a moved hunk through the git fallback, a base-commit the tree lacks, a
+# corrupt hunk, a file the tree lacks, a Makefile reaching for the network,
+# one writing outside its tree, one that hangs; each failure stored with its
+# reason, and good series still build afterwards (cache hits included).
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
+command -v jq >/dev/null || skip_all "jq not installed"
+
+export GIT_AUTHOR_NAME="Jane Doe" GIT_AUTHOR_EMAIL="jane@example.org"
+export GIT_COMMITTER_NAME="Jane Doe" GIT_COMMITTER_EMAIL="jane@example.org"
+export GIT_AUTHOR_DATE="1730710800 +0100" GIT_COMMITTER_DATE="1730710800 +0100"
+R=$T/tree
+W=$T/work
+mkdir -p "$R/scripts/kconfig" "$R/mm"
+cat >"$R/Makefile" <<'EOF'
+O ?= .
+objs := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c mm/*.c)))
+tinyconfig:
+	echo CONFIG_TINY=y > $(O)/.config
+olddefconfig:
+	sort -u $(O)/.config -o $(O)/.config
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo '  CC      $@'
+	cp $< $@
+bzImage: $(objs) $(EXTRA)
+	mkdir -p $(O)/arch/x86/boot
+	cat $(objs) $(O)/.config > $(O)/arch/x86/boot/bzImage
+	cp $(O)/.config $(O)/System.map
+.PHONY: tinyconfig olddefconfig bzImage
+EOF
+cat >"$R/scripts/kconfig/merge_config.sh" <<'EOF'
+#!/bin/sh
+shift; shift; out=$1; shift; base=$1; shift
+cat "$@" >> "$base"
+EOF
+chmod +x "$R/scripts/kconfig/merge_config.sh"
+seq 1 30 >"$R/mm/swap.c"
+echo init >"$R/main.c"
+echo CONFIG_FAKE=y >"$T/frag.config"
+git -C "$R" init -q -b master
+git -C "$R" add -A
+git -C "$R" commit -qm "fake kernel"
+BASE=$(git -C "$R" rev-parse HEAD)
+
+# mk NAME COMMANDS: a one-patch series made in a clone, against $BASE
+mk() {
+	rm -rf "$W"
+	git clone -q "$R" "$W"
+	git -C "$W" checkout -q "$BASE"
+	(cd "$W" && sh -ec "$2")
+	git -C "$W" commit -qam "$1: change"
+	git -C "$W" format-patch -q --cover-letter --base="$BASE" \
+	    --stdout -1 >"$T/$1.mbox"
+	sed -i 's/\*\*\* SUBJECT HERE \*\*\*/'"$1"'/' "$T/$1.mbox"
+}
+
+mk good "sed -i 's/^10\$/ten/' mm/swap.c"
+mk offset "sed -i 's/^20\$/twenty/' mm/swap.c"
+sed '/^base-commit:/d' "$T/offset.mbox" >"$T/offset-nobase.mbox"
+sed "s/^base-commit: .*/base-commit: $(printf '%040d' 7)/" "$T/good.mbox" \
+    >"$T/unknown-base.mbox"
+sed 's/^ 11$/ eleven/' "$T/good.mbox" >"$T/reject.mbox"
+awk '/^@@/ { print; print "this line is not a diff line"; next } { print }' \
+    "$T/good.mbox" >"$T/corrupt.mbox"
+mk missing "echo x > mm/nosuch.c; git add mm/nosuch.c; git commit -qm add; echo y >> mm/nosuch.c"
+printf 'net:\n\tpython3 -c "import socket; socket.create_connection((\047127.0.0.1\047, 9), 3)"\n' >"$T/net.mk"
+printf 'esc:\n\ttouch %s/var/t3000-escaped\n' "$SRC" >"$T/esc.mk"
+printf 'hang:\n\tsleep 600\n' >"$T/hang.mk"
+mk net "sed -i '1i EXTRA := net' Makefile; cat $T/net.mk >> Makefile"
+mk escape "sed -i '1i EXTRA := esc' Makefile; cat $T/esc.mk >> Makefile"
+mk hang "sed -i '1i EXTRA := hang' Makefile; cat $T/hang.mk >> Makefile"
+
+# the tree moves on by three lines at the top of mm/swap.c
+(cd "$R" && { printf 'a\nb\nc\n'; cat mm/swap.c; } >mm/s && mv mm/s mm/swap.c &&
+    git commit -qam "three lines on top")
+HEAD=$(git -C "$R" rev-parse HEAD)
+
+kd_config "[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 8\njobs = 2"
+ok "daemon starts with a [tree] section" kd_start
+
+submit() {	# submit MBOX [BASE] -> prints the id
+	curl -s -o "$T/r.json" -X POST -H "Content-Type: application/mbox" \
+	    --data-binary @"$1" "$KD_URL/api/v1/series${2:+?base=$2}"
+	jq -r .id "$T/r.json"
+}
+get() {		# get ID -> $T/s.json
+	curl -s "$KD_URL/api/v1/series/$1" >"$T/s.json"
+}
+
+G=$(submit "$T/good.mbox")
+ok "good series is built" kd_wait_state "$G" built 60
+get "$G"
+is "$(jq -r .builds.base_choice "$T/s.json")" base-commit "base from base-commit:"
+is "$(jq -r .builds.base_commit "$T/s.json")" "$BASE" "base is the footer's commit"
+is "$(jq -r '.builds.apply[0].applied_by' "$T/s.json")" libgit2 "exact apply by libgit2"
+PC=$(jq -r .builds.patched_commit "$T/s.json")
+is "$(git -C "$R" rev-parse "refs/kperfci/series/$G")" "$PC" "ref refs/kperfci/series/ID"
+is "$(git -C "$R" show "$PC:mm/swap.c" | sed -n 10p)" ten "patched commit has the change"
+is "$(jq -r .builds.base.state "$T/s.json")/$(jq -r .builds.patched.state "$T/s.json")" \
+    done/done "both builds done"
+BB=$(jq -r .builds.base.id "$T/s.json")
+PB=$(jq -r .builds.patched.id "$T/s.json")
+curl -s "$KD_URL/api/v1/builds/$PB/bzImage" >"$T/bz"
+is "$(sha256sum <"$T/bz" | cut -d' ' -f1)" "$(jq -r .builds.patched.sha256 "$T/s.json")" \
+    "served bzImage matches the recorded sha256"
+like "^ten$" "$T/bz" "patched bzImage built from the patched source"
+is "$(jq -r .builds.patched.compiled "$T/s.json")" 1 "patched build compiled one file"
+curl -s "$KD_URL/builds/$PB" >"$T/b.html"
+like "incremental from" "$T/b.html" "build page shows its base build"
+curl -s "$KD_URL/series/$G" >"$T/g.html"
+like "/builds/$BB" "$T/g.html" "series page links the builds"
+
+N=$(submit "$T/offset-nobase.mbox")
+ok "moved hunk series is built" kd_wait_state "$N" built 60
+get "$N"
+is "$(jq -r .builds.base_choice "$T/s.json")" branch-head "no footer: branch head"
+is "$(jq -r '.builds.apply[0].applied_by' "$T/s.json")" "git apply -3" \
+    "moved hunk applied by the git fallback"
+
+U=$(submit "$T/unknown-base.mbox" "$BASE")
+ok "unknown base-commit falls back" kd_wait_state "$U" built 60
+get "$U"
+is "$(jq -r .builds.base_choice "$T/s.json")" submitted "submitted base used"
+like "not in the tree" "$T/s.json" "reason names the missing base-commit"
+
+X=$(submit "$T/reject.mbox")
+ok "rejected hunk fails" kd_wait_state "$X" failed 60
+get "$X"
+like "patch 1/1 .*does not apply to $(echo "$BASE" | cut -c1-12): mm/swap.c @@ -7,7 \\+7,7 @@" \
+    "$T/s.json" "failure names the patch, base and hunk"
+
+C=$(submit "$T/corrupt.mbox")
+ok "corrupt hunk fails" kd_wait_state "$C" failed 60
+get "$C"
+like "corrupt patch" "$T/s.json" "reason: corrupt patch"
+
+M=$(submit "$T/missing.mbox")
+ok "file the tree lacks fails" kd_wait_state "$M" failed 60
+get "$M"
+like "mm/nosuch.c" "$T/s.json" "reason names the file"
+
+E=$(submit "$T/net.mbox")
+ok "network-reaching Makefile fails" kd_wait_state "$E" failed 60
+get "$E"
+like "patched build failed" "$T/s.json" "reason: patched build failed"
+EB=$(jq -r .builds.patched.id "$T/s.json")
+curl -s "$KD_URL/api/v1/builds/$EB" >"$T/eb.json"
+like "unreachable|refused" "$T/eb.json" "log tail shows the network was unreachable"
+
+S=$(submit "$T/escape.mbox")
+ok "Makefile writing outside fails" kd_wait_state "$S" failed 60
+ok "nothing written outside" test ! -e "$SRC/var/t3000-escaped"
+
+H=$(submit "$T/hang.mbox")
+ok "hanging build fails" kd_wait_state "$H" failed 60
+get "$H"
+like "timed out after 8 s" "$T/s.json" "reason: the time limit"
+
+is "$(git -C "$R" rev-parse master)" "$HEAD" "the tree's branch is untouched"
+G2=$(submit "$T/good.mbox")
+ok "resubmitted good series is built" kd_wait_state "$G2" built 30
+get "$G2"
+is "$(jq -r .builds.base.id "$T/s.json")/$(jq -r .builds.patched.id "$T/s.json")" \
+    "$BB/$PB" "resubmission reuses both builds (cache hit)"
+
+kd_stop
+test_done
