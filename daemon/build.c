@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -508,7 +509,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	const char *target = opts->target ? opts->target : "bzImage";
 	double start = build_now();
 	int rc = -1, have_slot = 0, kconfig_changed = 0, expected = 0;
-	int have_key = 0;
+	int have_key = 0, lockfd = -1;
 	char jobs[32];
 	struct build_monitor mon;
 
@@ -537,6 +538,28 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	done = xasprintf("%s/done", res->dir);
 	build_key_claim(res->key);
 	have_key = 1;
+	/* Other processes (the CLI, tests sharing a cache) may build the same
+	   key: an flock on <key>.lock makes them wait for each other. */
+	s = xasprintf("%s/b", opts->cache_dir);
+	mkdir(opts->cache_dir, 0755);
+	mkdir(s, 0755);
+	free(s);
+	s = xasprintf("%s.lock", res->dir);
+	if ((lockfd = open(s, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
+		snprintf(res->error, sizeof(res->error), "cannot open %.500s: %s",
+		    s, strerror(errno));
+		goto out;
+	}
+	free(s);
+	s = NULL;
+	if (flock(lockfd, LOCK_EX | LOCK_NB) == -1) {
+		build_report(opts, BUILD_QUEUED, -1);
+		if (flock(lockfd, LOCK_EX) == -1) {
+			snprintf(res->error, sizeof(res->error), "flock: %s",
+			    strerror(errno));
+			goto out;
+		}
+	}
 	if (build_exists(done)) {
 		struct buf d = BUF_INIT(128);
 
@@ -852,6 +875,8 @@ failed:
 out:
 	if (have_slot)
 		build_slot_put();
+	if (lockfd != -1)
+		close(lockfd);		/* releases the flock */
 	if (have_key)
 		build_key_release(res->key);
 	buf_release(&err);
