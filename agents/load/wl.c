@@ -406,6 +406,7 @@ wl_tasks_start(struct wl_tasks *g, const int *cpus, int n, int procs,
     void (*fn)(struct wl_task *), void *arg)
 {
 	size_t shsize = sizeof(struct wl_shared) + n * sizeof(struct wl_slot);
+	double t0;
 	int i;
 
 	memset(g, 0, sizeof(*g));
@@ -454,8 +455,17 @@ wl_tasks_start(struct wl_tasks *g, const int *cpus, int n, int procs,
 			return -1;
 		}
 	}
-	while (g->sh->ready < n)
+	t0 = load_now();
+	while (g->sh->ready < n) {
+		if (load_now() - t0 > 60) {
+			/* a task died before it could report (killed, OOM) */
+			load_err("only %d of %d tasks started within 60 s",
+			    g->sh->ready, n);
+			wl_tasks_stop(g);
+			return -1;
+		}
 		usleep(500);
+	}
 	if (g->sh->failed) {
 		wl_tasks_stop(g);
 		return -1;

@@ -164,7 +164,7 @@ static int
 fr_run(struct wl_run *r)
 {
 	char top[PATH_MAX];
-	int *cpus = NULL, n, it, rc = -1;
+	int *cpus = NULL, n, it, rc = -1, made = 0;
 
 	if (wl_get_tasks(r, "tasks", &cpus, &n) < 0)
 		return -1;
@@ -180,20 +180,21 @@ fr_run(struct wl_run *r)
 		load_err("file-read: cannot create %s: %s", top, strerror(errno));
 		goto out;
 	}
+	made = 1;
 	for (it = 0; it < r->warmup + r->iterations; it++) {
 		sync();
 		if (load_write_str("/proc/sys/vm/drop_caches", "2") < 0) {
 			load_err("file-read: cannot drop caches (/proc/sys/vm/drop_caches): %s",
 			    strerror(errno));
-			goto out_dir;
+			goto out;
 		}
 		if (fr_iteration(r, it, top, cpus, n) < 0)
-			goto out_dir;
+			goto out;
 	}
 	rc = 0;
-out_dir:
-	rmdir(top);
 out:
+	if (made)
+		rmdir(top);
 	free(cpus);
 	return rc;
 }
