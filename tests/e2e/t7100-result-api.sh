@@ -1,0 +1,62 @@
+#!/bin/sh
+# t7100-result-api: the comparison JSON, report.txt and `kperfci submit
+# --wait` on a real daemon without kernels or agents (fast): answers before
+# any comparison exists, bad ids, a series that fails (a lore that does not
+# answer) followed to its failed verdict with exit status 1, and links in
+# report.txt only from a plain Host header.  t7000 runs the real thing.
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+
+command -v jq >/dev/null || skip_all "jq not installed"
+K="$KPERFCI_BIN/kperfci"
+DEAD=$(free_port)	# nothing listens there: fetches fail
+kd_config "[lore]\nallow = http://127.0.0.1:$DEAD/"
+ok "daemon starts" kd_start
+
+# ---- bad ids ---------------------------------------------------------------
+code() {
+	curl -s -o "$T/r.out" -w '%{http_code}' "$@"
+}
+is "$(code "$KD_URL/api/v1/series/999/comparison")" 404 "unknown series: 404"
+like "no series 999" "$T/r.out" "404 names the series"
+is "$(code "$KD_URL/api/v1/series/abc/comparison")" 400 "id not a number: 400"
+like "must be a positive integer" "$T/r.out" "400 says what an id is"
+is "$(code "$KD_URL/series/999/report.txt")" 404 "report.txt of nothing: 404"
+is "$(code "$KD_URL/series/0/report.txt")" 400 "report.txt of id 0: 400"
+
+# ---- a series resting before any comparison: live, "running" -------------
+is "$(code -X POST -H 'Content-Type: application/mbox' \
+    --data-binary @"$SRC/tests/fixtures/threads/basic.mbox" \
+    "$KD_URL/api/v1/series")" 202 "mbox upload: 202"
+ID=$(jq -r .id "$T/r.out")
+ok "it is fetched" kd_wait_state "$ID" fetched
+is "$(code "$KD_URL/api/v1/series/$ID/comparison")" 200 "comparison JSON: 200"
+cp "$T/r.out" "$T/c.json"
+is "$(jq -r '.live' "$T/c.json")" true "no tree: the series still moves (live)"
+is "$(jq -r '.verdict' "$T/c.json")" running "verdict: running"
+is "$(jq -r '.comparison' "$T/c.json")" null "no comparison yet"
+is "$(jq -r '.rows | length' "$T/c.json")" 0 "no rows"
+ok "series JSON links its result" sh -c "curl -fs '$KD_URL/api/v1/series/$ID' | jq -e '.result.comparison == \"/api/v1/series/$ID/comparison\" and .result.report == \"/series/$ID/report.txt\"'"
+is "$(code "$KD_URL/series/$ID/report.txt")" 200 "report.txt: 200"
+like "^kperfci result for series $ID: running$" "$T/r.out" "report.txt: running"
+like "Full result: http://127.0.0.1:$KD_PORT/series/$ID" "$T/r.out" \
+    "links use the request's Host"
+code -H 'Host: evil.example.com/"><script>' "$KD_URL/series/$ID/report.txt" >/dev/null
+ok "a Host header with markup gives no links" sh -c "! grep -q 'Full result' '$T/r.out'"
+
+# ---- submit --wait to a failed verdict ---------------------------------------
+URL="http://127.0.0.1:$DEAD/test/nothing-here@example.org/"
+"$K" -s "$KD_URL" submit "$URL" --wait >"$T/w.out" 2>"$T/w.err"
+is "$?" 1 "submit --wait: a failed series exits 1"
+like "^verdict: failed: " "$T/w.out" "it prints the failed verdict"
+like "^kperfci result for series [0-9]+: failed: " "$T/w.out" \
+    "and the text report"
+like "^state queued|^state failed" "$T/w.out" "plain progress lines (not a tty)"
+ok "no terminal escapes when not on a tty" sh -c "! grep -q \"$(printf '\033')\" '$T/w.out'"
+WID=$(head -1 "$T/w.out")
+curl -fs "$KD_URL/api/v1/series/$WID/comparison" >"$T/f.json"
+is "$(jq -r .live "$T/f.json")" false "failed: not live"
+ok "failed: the JSON verdict agrees with the terminal" sh -c \
+    "grep -qF \"verdict: \$(jq -r .verdict '$T/f.json')\" '$T/w.out'"
+
+test_done
