@@ -169,7 +169,7 @@ void	agent_job_release(struct agent_job *);
  * appended.
  */
 struct agent_argv {
-	char	*v[16];
+	char	*v[64];
 	int	 n;
 };
 void	agent_kexec_cmdline(const char *home_cmdline, const char *extra,

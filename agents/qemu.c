@@ -185,7 +185,6 @@ qemu_argv(const struct agent_conf *c, const char *accel, const char *bzimage,
 {
 	struct qargv a;
 
-	/* The short form for callers that print it: the first 15 words. */
 	qemu_build_argv(c, accel, bzimage, initrd, append, console_log,
 	    results_log, &a);
 	out->n = 0;

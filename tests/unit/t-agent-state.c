@@ -339,6 +339,41 @@ test_conf(void)
 }
 
 static void
+test_qemu_argv(void)
+{
+	struct agent_conf c;
+	struct agent_argv a = { { 0 }, 0 };
+	struct buf all = BUF_INIT(0);
+	json_t *t;
+
+	agent_conf_defaults(&c);
+	qemu_argv(&c, "tcg", "/k/bz", "/j/initramfs.cpio",
+	    "console=ttyS0 panic=-1 kperfci.job=1.1", "/j/console.log",
+	    "/j/results.log", &a);
+	for (int i = 0; i < a.n; i++)
+		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
+	is_str(all.data, "qemu-system-x86_64 -nodefaults -display none "
+	    "-no-reboot -accel tcg -m 2048M -smp 4,sockets=2,cores=2,threads=1 "
+	    "-object memory-backend-ram,id=m0,size=1024M "
+	    "-numa node,nodeid=0,cpus=0-1,memdev=m0 "
+	    "-object memory-backend-ram,id=m1,size=1024M "
+	    "-numa node,nodeid=1,cpus=2-3,memdev=m1 "
+	    "-kernel /k/bz -initrd /j/initramfs.cpio "
+	    "-append console=ttyS0 panic=-1 kperfci.job=1.1 "
+	    "-serial file:/j/console.log -serial file:/j/results.log",
+	    "qemu argv: 2 sockets x 2 cores, memory per node");
+	agent_argv_release(&a);
+	t = qemu_topology(&c);
+	is_int(json_integer_value(json_object_get(t, "nodes")), 2,
+	    "registered guest topology: 2 nodes");
+	is_str(json_string_value(json_array_get(json_object_get(t,
+	    "node_cpus"), 1)), "2-3", "node 1 has CPUs 2-3");
+	json_decref(t);
+	buf_release(&all);
+	agent_conf_release(&c);
+}
+
+static void
 test_hosttopo(void)
 {
 	char *root = xasprintf("%s/root", tmp);
@@ -398,6 +433,7 @@ main(void)
 	test_bzimage();
 	test_results();
 	test_conf();
+	test_qemu_argv();
 	test_hosttopo();
 	cmd = xasprintf("rm -rf %s", tmp);
 	if (system(cmd) != 0)
