@@ -43,7 +43,8 @@ api_series_json(struct db *db, const struct db_series *s, int full)
 	json_object_set_new(o, "id", json_integer(s->id));
 	json_object_set_new(o, "state", jstr(s->state));
 	json_object_set_new(o, "final", json_boolean(
-	    pipeline_state_is_final(s->state)));
+	    pipeline_series_rests(s)));
+	json_object_set_new(o, "rest", jstr(s->rest));
 	json_object_set_new(o, "error", jstr(s->error));
 	json_object_set_new(o, "source", jstr(s->source));
 	json_object_set_new(o, "lore_base", jstr(s->lore_base));

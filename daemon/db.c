@@ -283,7 +283,7 @@ db_series_insert(struct db *db, const struct db_series_req *r, int64_t *id)
 #define SERIES_COLS "id, source, lore_base, lore_list, msgid, req_version, " \
 	"req_base, state, error, version, total, priority, cover_subject, " \
 	"cover_body, cover_msgid, change_id, base_commit, author, email, " \
-	"versions, submitted, updated, upload IS NOT NULL"
+	"versions, submitted, updated, upload IS NOT NULL, rest"
 
 static void
 db_series_from_row(sqlite3_stmt *st, struct db_series *s)
@@ -312,6 +312,7 @@ db_series_from_row(sqlite3_stmt *st, struct db_series *s)
 	s->submitted = sqlite3_column_int64(st, 20);
 	s->updated = sqlite3_column_int64(st, 21);
 	s->has_upload = sqlite3_column_int(st, 22);
+	s->rest = col_str(st, 23);
 }
 
 static void
@@ -356,6 +357,7 @@ db_series_release(struct db_series *s)
 	free(s->author);
 	free(s->email);
 	free(s->versions);
+	free(s->rest);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -511,8 +513,8 @@ db_series_in_states(struct db *db, const char *const *states, size_t n,
 
 	*nids = 0;
 	/* json_each keeps the statement fixed whatever n is */
-	if (sqlite3_prepare_v2(db->h, "SELECT id FROM series WHERE state IN "
-	    "(SELECT value FROM json_each(?)) ORDER BY priority DESC, id "
+	if (sqlite3_prepare_v2(db->h, "SELECT id FROM series WHERE rest IS NULL AND "
+	    "state IN (SELECT value FROM json_each(?)) ORDER BY priority DESC, id "
 	    "LIMIT ?", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, "select by state");
 	{
@@ -542,7 +544,7 @@ db_series_set_state(struct db *db, int64_t id, const char *from,
 	int r;
 
 	if (sqlite3_prepare_v2(db->h, "UPDATE series SET state = ?, error = ?, "
-	    "updated = ? WHERE id = ? AND state = ?", -1, &st, NULL) !=
+	    "rest = NULL, updated = ? WHERE id = ? AND state = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return db_fail(db, "set state");
 	bind_text(st, 1, to);
@@ -555,6 +557,33 @@ db_series_set_state(struct db *db, int64_t id, const char *from,
 	if (r != SQLITE_DONE)
 		return db_fail(db, "set state");
 	return sqlite3_changes(db->h) == 1 ? 0 : 1;
+}
+
+int
+db_series_set_rest(struct db *db, int64_t id, const char *state,
+    const char *reason)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (sqlite3_prepare_v2(db->h, "UPDATE series SET rest = ? WHERE id = ? "
+	    "AND state = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "set rest");
+	bind_text(st, 1, reason);
+	sqlite3_bind_int64(st, 2, id);
+	bind_text(st, 3, state);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return db_fail(db, "set rest");
+	return 0;
+}
+
+int
+db_series_clear_rest(struct db *db)
+{
+	return db_exec(db, "UPDATE series SET rest = NULL WHERE rest IS NOT "
+	    "NULL");
 }
 
 static int
@@ -609,7 +638,8 @@ db_series_store_picked(struct db *db, int64_t id, const struct series *s,
 	if (sqlite3_prepare_v2(db->h, "UPDATE series SET state = ?, "
 	    "error = NULL, version = ?, total = ?, cover_subject = ?, "
 	    "cover_body = ?, cover_msgid = ?, change_id = ?, base_commit = ?, "
-	    "author = ?, email = ?, versions = ?, upload = NULL, updated = ? "
+	    "author = ?, email = ?, versions = ?, upload = NULL, rest = NULL, "
+	    "updated = ? "
 	    "WHERE id = ? AND state = ?", -1, &up, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->h, "DELETE FROM patches WHERE series_id = ?",
 	    -1, &del, NULL) != SQLITE_OK ||

@@ -79,6 +79,7 @@ struct db_series {
 	char	*change_id, *base_commit, *author, *email, *versions;
 	long long submitted, updated;
 	int	 has_upload;
+	char	*rest;			/* why it rests here, or NULL */
 	struct db_patch *patches;	/* only from db_series_get(.., 1) */
 	size_t	 npatches;
 };
@@ -109,6 +110,14 @@ int	 db_series_in_states(struct db *, const char *const *states, size_t n,
  */
 int	 db_series_set_state(struct db *, int64_t id, const char *from,
 	    const char *to, const char *error);
+/*
+ * Marks a series in `state` as resting there with reason (see
+ * pipeline.h, STAGE_REST); db_series_clear_rest clears every mark.
+ * db_series_in_states skips resting series.
+ */
+int	 db_series_set_rest(struct db *, int64_t id, const char *state,
+	    const char *reason);
+int	 db_series_clear_rest(struct db *);
 /*
  * Stores a picked series (patches, trailers, cover, footers) and moves it
  * from `from` to `to` in one transaction; drops the upload blob.

@@ -66,6 +66,12 @@ pipeline_state_is_final(const char *state)
 	return 1;
 }
 
+int
+pipeline_series_rests(const struct db_series *s)
+{
+	return s->rest != NULL || pipeline_state_is_final(s->state);
+}
+
 static const struct stage *
 pipeline_stage_for(const char *state)
 {
@@ -146,6 +152,14 @@ pipeline_run_series(struct db *db, long long id, volatile int *stop,
 	r = st->fn(&ctx);
 	if (r == STAGE_WAIT) {
 		*waited = 1;
+	} else if (r == STAGE_REST) {
+		const char *why = ctx.err.len ? ctx.err.data :
+		    "waiting for configuration";
+
+		if (!s.rest)
+			log_info("series %lld: rests at %s: %s", id, st->from,
+			    why);
+		db_series_set_rest(db, id, st->from, why);
 	} else if (r == STAGE_OK) {
 		/* 1 (not in from any more) means the stage moved it itself */
 		if (db_series_set_state(db, id, st->from, st->to, NULL) == 0)
@@ -267,6 +281,9 @@ pipeline_start(int nworkers, int poll_sec)
 
 	pl_poll = poll_sec > 0 ? poll_sec : 5;
 	pl_stop = 0;
+	/* the configuration may have changed: resting series get a look */
+	if (app_db())
+		db_series_clear_rest(app_db());
 	pl_threads = xcalloc(nworkers, sizeof(*pl_threads));
 	for (i = 0; i < nworkers; i++) {
 		e = pthread_create(&pl_threads[i], NULL, pipeline_worker,

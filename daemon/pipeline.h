@@ -15,7 +15,9 @@
  * becomes `failed` with the function's sentence; nothing else stored is
  * touched.  A stage may also say "not yet" (an outside event pending, e.g.
  * agents still running): the series stays where it is and is looked at
- * again after [daemon] poll seconds.
+ * again after [daemon] poll seconds.  Or it may say "rest" (nothing can
+ * happen without new configuration): the reason is stored, the series is
+ * shown as at rest, and it is looked at again after the next start-up.
  *
  * States live in the store only, so a restart resumes every series: at
  * start-up every series in a from_state is simply picked up again.  A
@@ -41,6 +43,11 @@ struct stage_ctx {
 #define STAGE_OK	0		/* move to to_state */
 #define STAGE_FAIL	(-1)		/* failed, reason in ctx->err */
 #define STAGE_WAIT	1		/* not yet: look again later */
+#define STAGE_REST	2		/* nothing more can happen without new
+					   configuration (no tree, no agent):
+					   the series rests here, reason in
+					   ctx->err; looked at again after a
+					   restart */
 
 struct stage {
 	const char *from;
@@ -66,6 +73,9 @@ int	 pipeline_run_stage(struct db *, const char *from_state);
 
 /* 1 if no stage row starts from state (the series rests there). */
 int	 pipeline_state_is_final(const char *state);
+/* 1 if the series rests: a final state, or a stage said STAGE_REST. */
+struct db_series;
+int	 pipeline_series_rests(const struct db_series *);
 
 /* The fetch stage (intake.c): queued -> fetched. */
 int	 stage_fetch(struct stage_ctx *);

@@ -657,8 +657,10 @@ stage_sched_start(struct stage_ctx *ctx)
 
 	/* Like the apply stage without a [tree]: with no agent configured
 	   there is nobody to run boots, so the series rests at `built`. */
-	if (config_subsection(&app.cfg, "agent", 0) == NULL)
-		return STAGE_WAIT;
+	if (config_subsection(&app.cfg, "agent", 0) == NULL) {
+		buf_addstr(&ctx->err, "no [agent] is configured to run it");
+		return STAGE_REST;
+	}
 	rc = db_sched_get(ctx->db, ctx->series_id, 0, &c);
 	sched_comparison_release(&c);
 	if (rc == 0)

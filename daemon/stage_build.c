@@ -126,7 +126,8 @@ stage_apply(struct stage_ctx *ctx)
 	memset(&tc, 0, sizeof(tc));
 	if (!name) {
 		/* No tree: the series rests at fetched, as without builds. */
-		return STAGE_WAIT;
+		buf_addstr(&ctx->err, "no [tree] is configured to apply it to");
+		return STAGE_REST;
 	}
 	if (stage_build_tree_conf(name, &tc, &ctx->err) != 0)
 		goto out;

@@ -237,7 +237,7 @@ ui_series(struct http_req *req, struct http_resp *resp)
 		html_error_page(resp, 500, "cannot read the store");
 		return 0;
 	}
-	final = pipeline_state_is_final(s.state);
+	final = pipeline_series_rests(&s);
 	buf_addf(&title, "Series %lld", id);
 	html_page_begin(&b, title.data, "series", final ? 0 : 3);
 	buf_addstr(&b, "<h1>");
@@ -252,6 +252,11 @@ ui_series(struct http_req *req, struct http_resp *resp)
 	if (!final)
 		buf_addstr(&b, " <span class=\"note\">(this page refreshes "
 		    "itself)</span>");
+	if (s.rest) {
+		buf_addstr(&b, " <span class=\"note\">(rests here: ");
+		html_txt(&b, s.rest);
+		buf_addstr(&b, ")</span>");
+	}
 	buf_addstr(&b, "</p>\n");
 	if (s.error) {
 		buf_addstr(&b, "<p class=\"error\">Failed: ");

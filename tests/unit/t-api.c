@@ -187,6 +187,7 @@ test_mbox_pipeline(void)
 	struct res r, before, after;
 	long long good, bad;
 	char path[64], *state, *err;
+	int good_final;
 
 	r = post_file("rerolls.mbox");
 	is_int(r.status, 202, "mbox upload accepted");
@@ -228,6 +229,7 @@ test_mbox_pipeline(void)
 	after = call("GET", path, NULL, NULL, 0);
 	is_str(after.body, before.body,
 	    "a failing submission touched nothing stored before");
+	good_final = strstr(before.body, "\"final\": true") != NULL;
 	res_free(&before);
 	res_free(&after);
 
@@ -239,7 +241,7 @@ test_mbox_pipeline(void)
 	    strstr(r.body, "Reviewed-by: Bob Reviewer &lt;bob@example.com&gt;"),
 	    "page lists patches and escaped trailers");
 	ok((strstr(r.body, "http-equiv=\"refresh\"") == NULL) ==
-	    pipeline_state_is_final("fetched"),
+	    good_final,
 	    "the page refreshes exactly when the series is not at rest");
 	res_free(&r);
 	snprintf(path, sizeof(path), "/series/%lld", bad);
