@@ -32,6 +32,7 @@ static const struct command {
 	{ "status", cmd_status, "status [ID]" },
 	{ "stats compare", cmd_stats_compare, "stats compare --base FILE --test FILE [--json] [--seed N] [--resamples N]" },
 	{ "tree import", cmd_tree_import, "tree import --tarball FILE --name NAME [--dir DIR]" },
+	{ "tree apply", cmd_tree_apply, "tree apply --tree REPO --mbox FILE [--base REV] [--branch B] [--ref REF]" },
 	{ "build", cmd_build, "build --tree REPO --commit REV [--base REV] --cache DIR [--config TARGET|FILE] [--fragment FILE]... [--jobs N] [--timeout S] [--quiet]" },
 	{ "series show", cmd_series_show, "series show (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json] [--messages]" },
 };

@@ -3,6 +3,7 @@
  * with a reproducible commit id) and `kperfci build` (one cached kernel
  * build through the same code the daemon uses).  See cli/tree.h.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 
 #include "cli/tree.h"
 #include "daemon/build.h"
+#include "daemon/mbox.h"
+#include "daemon/mime.h"
+#include "daemon/series.h"
 #include "daemon/tree.h"
 #include "lib/buf.h"
 #include "lib/log.h"
@@ -81,11 +85,115 @@ out:
 	return rc;
 }
 
+#define TREE_CLI_MBOX_MAX	(64u << 20)
+
+int
+cmd_tree_apply(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tree", required_argument, NULL, 't' },
+		{ "mbox", required_argument, NULL, 'm' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "branch", required_argument, NULL, 'B' },
+		{ "ref", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *repo = NULL, *mboxpath = NULL, *base = NULL, *ref = NULL;
+	const char *branch = "master";
+	struct buf data = BUF_INIT(TREE_CLI_MBOX_MAX), err = BUF_INIT(1 << 20);
+	struct buf why = BUF_INIT(4096);
+	struct mbox mb;
+	struct msg *msgs = NULL;
+	struct msg **ptrs = NULL;
+	struct series s;
+	struct tree_applied a = { 0 };
+	enum tree_base_kind kind;
+	char commit[41];
+	size_t nmsgs = 0;
+	int c, rc = 1;
+
+	memset(&mb, 0, sizeof(mb));
+	memset(&s, 0, sizeof(s));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': repo = optarg; break;
+		case 'm': mboxpath = optarg; break;
+		case 'b': base = optarg; break;
+		case 'B': branch = optarg; break;
+		case 'r': ref = optarg; break;
+		default: goto usage;
+		}
+	}
+	if (!repo || !mboxpath || optind != argc)
+		goto usage;
+	if (buf_read_file(&data, mboxpath) != 0) {
+		fprintf(stderr, "kperfci tree apply: %s: %s\n", mboxpath,
+		    data.overflow ? "too large" : strerror(errno));
+		goto out;
+	}
+	if (mbox_split(data.data ? data.data : "", data.len, &mb, &err) < 0) {
+		fprintf(stderr, "kperfci tree apply: %s\n", err.data);
+		goto out;
+	}
+	msgs = xcalloc(mb.n + 1, sizeof(*msgs));
+	ptrs = xcalloc(mb.n + 1, sizeof(*ptrs));
+	for (size_t i = 0; i < mb.n; i++) {
+		buf_reset(&err);
+		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &msgs[nmsgs],
+		    &err) < 0)
+			continue;
+		ptrs[nmsgs] = &msgs[nmsgs];
+		nmsgs++;
+	}
+	buf_reset(&err);
+	if (series_pick(ptrs, nmsgs, NULL, 0, &s, &err) < 0) {
+		fprintf(stderr, "kperfci tree apply: %s\n", err.data);
+		goto out;
+	}
+	if (tree_choose_base(repo, branch, s.base_commit, base, commit, &kind,
+	    &why) != 0) {
+		fprintf(stderr, "kperfci tree apply: %s\n", why.data);
+		goto out;
+	}
+	fprintf(stderr, "base %s (%s): %s\n", commit, tree_base_kind_name(kind),
+	    why.data);
+	if (tree_apply(repo, commit, s.patches, s.npatches, ref, &a,
+	    &err) != 0) {
+		fprintf(stderr, "kperfci tree apply: %s\n", err.data);
+		goto out;
+	}
+	for (size_t i = 0; i < a.npaths; i++)
+		fprintf(stderr, "patch %d/%d applied by %s\n",
+		    s.patches[i].counter, s.patches[i].total, a.paths[i]);
+	printf("%s %s\n", a.commit, commit);
+	rc = 0;
+	goto out;
+usage:
+	fprintf(stderr, "usage: kperfci tree apply --tree REPO --mbox FILE "
+	    "[--base REV] [--branch B] [--ref REF]\n");
+	rc = 2;
+out:
+	tree_applied_release(&a);
+	series_release(&s);
+	for (size_t i = 0; i < nmsgs; i++)
+		msg_release(&msgs[i]);
+	free(msgs);
+	free(ptrs);
+	mbox_release(&mb);
+	buf_release(&data);
+	buf_release(&err);
+	buf_release(&why);
+	return rc;
+}
+
 int
 cmd_tree(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return cmd_tree_import(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "apply"))
+		return cmd_tree_apply(argc - 1, argv + 1);
 	return tree_usage();
 }
 

@@ -10,6 +10,10 @@
 
 /* kperfci tree import --tarball FILE --name NAME [--dir DIR] */
 int	cmd_tree_import(int argc, char **argv);
+/* kperfci tree apply --tree REPO --mbox FILE [--base REV] [--branch B]
+   [--ref REF]: picks the series in the mbox, chooses its base like the
+   daemon, applies it; prints "<patched commit> <base commit>". */
+int	cmd_tree_apply(int argc, char **argv);
 /* kperfci tree SUBCOMMAND ...: dispatches to cmd_tree_import */
 int	cmd_tree(int argc, char **argv);
 /* kperfci build --tree REPO --commit REV [--base REV] --cache DIR
