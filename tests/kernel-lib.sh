@@ -19,6 +19,12 @@
 #                         (~7 min on 2 cores); later calls are cache hits.
 #   kernel_ref_build_dir  prints that build's directory (bzImage, System.map,
 #                         config, build.log, done = sha256 of bzImage).
+#   kernel_series_bzimage MBOX   applies the series in MBOX (e.g.
+#                         $SRC/patches/lru-delay.mbox) to the reference tree
+#                         with `kperfci tree apply` and prints the bzImage of
+#                         the patched kernel, built incrementally from the
+#                         reference build (seconds, after the first time).
+#   kernel_series_build_dir MBOX  the same, printing the build directory.
 #
 # Each helper returns non-zero (with a message on stderr) on failure; the
 # callers decide whether that is a failed test or a skip.  Concurrent callers
@@ -83,5 +89,32 @@ kernel_ref_build_dir() {
 
 kernel_ref_bzimage() {
 	dir=$(kernel_ref_build_dir) || return 1
+	echo "$dir/bzImage"
+}
+
+_kernel_series_build() {
+	repo=$(_kernel_import) || return 1
+	_kernel_build >/dev/null || return 1
+	ids=$("$KPERFCI_BIN/kperfci" tree apply --tree "$repo" --mbox "$1" \
+	    2>/dev/null) || {
+		echo "kernel-lib: $1 does not apply to $repo" >&2
+		return 1
+	}
+	out=$("$KPERFCI_BIN/kperfci" build --quiet --tree "$repo" \
+	    --commit "${ids% *}" --base "${ids#* }" \
+	    --cache "$(kernel_cache_dir)/builds" $(kernel_ref_config_args) \
+	    --jobs "${KPERFCI_TEST_JOBS:-2}") || return 1
+	out=$(echo "$out" | tail -1)
+	dir=${out##* dir=}
+	[ -f "$dir/bzImage" ] || { echo "kernel-lib: no bzImage in $dir" >&2; return 1; }
+	echo "$dir"
+}
+
+kernel_series_build_dir() {
+	_kernel_locked _kernel_series_build "$1"
+}
+
+kernel_series_bzimage() {
+	dir=$(kernel_series_build_dir "$1") || return 1
 	echo "$dir/bzImage"
 }
