@@ -399,7 +399,7 @@ api_agents(struct http_req *req, struct http_resp *resp)
 	json_t *a;
 
 	db_job_expire(req->db, now(), NULL);
-	if (db_agent_list(req->db, &a) == -1) {
+	if (db_agent_list_at(req->db, now(), lease_seconds(), &a) == -1) {
 		json_decref(a);
 		return http_reply_error(resp, 500, "agents: store error");
 	}

@@ -117,6 +117,13 @@ db_agent_touch(struct db *db, const char *name, long long now)
 int
 db_agent_list(struct db *db, json_t **out)
 {
+	return db_agent_list_at(db, 0, 0, out);
+}
+
+int
+db_agent_list_at(struct db *db, long long now, int offline_after,
+    json_t **out)
+{
 	sqlite3_stmt *st = prep(db, "SELECT name, class, backend, "
 	    "kernel_release, sockets, nodes, cpus, cores, cpu_model, "
 	    "memory_mb, topology, state, job_id, registered, last_seen "
@@ -147,7 +154,12 @@ db_agent_list(struct db *db, json_t **out)
 		t = json_loads((const char *)sqlite3_column_text(st, 10), 0,
 		    NULL);
 		json_object_set_new(o, "topology", t ? t : json_null());
-		json_object_set_new(o, "state", ctext(st, 11));
+		/* Not heard from within a lease: it went away. */
+		if (offline_after > 0 && sqlite3_column_int64(st, 14) <
+		    now - offline_after)
+			json_object_set_new(o, "state", json_string("offline"));
+		else
+			json_object_set_new(o, "state", ctext(st, 11));
 		json_object_set_new(o, "job", sqlite3_column_type(st, 12) ==
 		    SQLITE_NULL ? json_null() :
 		    json_integer(sqlite3_column_int64(st, 12)));

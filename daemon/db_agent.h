@@ -22,6 +22,10 @@ int	db_agent_register(struct db *, const char *name, const char *class,
 int	db_agent_touch(struct db *, const char *name, long long now);
 /* Every agent as proto-like objects (plus class, state, job, last_seen). */
 int	db_agent_list(struct db *, json_t **out);
+/* The same; state is "offline" for agents not seen for offline_after
+   seconds before now. */
+int	db_agent_list_at(struct db *, long long now, int offline_after,
+	    json_t **out);
 
 /* Inserts a kernel unless its sha256 is known; *id either way. */
 int	db_kernel_insert(struct db *, const char *sha256, long long size,

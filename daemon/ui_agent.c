@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/app.h"
+#include "daemon/config.h"
 #include "daemon/db_agent.h"
 #include "daemon/html.h"
 #include "daemon/http.h"
@@ -89,7 +91,8 @@ ui_agents(struct http_req *req, struct http_resp *resp)
 	size_t i;
 
 	db_job_expire(req->db, (long long)time(NULL), NULL);
-	db_agent_list(req->db, &agents);
+	db_agent_list_at(req->db, (long long)time(NULL),
+	    (int)config_int(&app.cfg, "agents", NULL, "lease"), &agents);
 	db_job_list(req->db, 50, &jobs);
 	html_page_begin(&b, "Agents", "agents", 10);
 	buf_addstr(&b, "<h1>Agents</h1>\n");

@@ -222,10 +222,12 @@ main(void)
 	{
 		json_t *agents;
 
-		db_agent_list(db, &agents);
+		db_agent_list_at(db, t + 200, 60, &agents);
 		is_int(json_array_size(agents), 2, "two agents listed");
 		is_str(json_string_value(json_object_get(json_array_get(agents,
 		    0), "kernel_release")), "6.2", "re-registration updated");
+		is_str(json_string_value(json_object_get(json_array_get(agents,
+		    1), "state")), "offline", "a2, silent for 200 s: offline");
 		json_decref(agents);
 	}
 
