@@ -138,6 +138,12 @@ static const struct {
 	{ "attach-crlf.mbox", NULL, 0, 0, 1, 1, NULL,
 	  { "Signed-off-by: J\xc3\xb6rg R\xc3\xb6" "del <joerg@example.org>|" }, { 1 },
 	  "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, NULL },
+	{ "quirks.mbox", NULL, 0, 0, 1, 2, NULL,
+	  { "Signed-off-by: Alice Maintainer <alice@example.org>|Acked-by: Bob Reviewer <bob@example.com>|"
+	    "Reviewed-by: Dave Name <dave@example.org>|Fixes: abcdef012345 (\"mm: x\")|",
+	    "Signed-off-by: Alice Maintainer <alice@example.org>|Reviewed-by: Bob Reviewer <bob@example.com>|"
+	    "Tested-by: Carol Tester <carol@example.net>|" },
+	  { 1, 1 }, "6dad8b86a10822fb5451a5c4533e37edf24af69c", NULL, NULL },
 	{ "no-patches.mbox", NULL, 0, -1, 0, 0, "no patches in thread", { NULL }, { 0 },
 	  NULL, NULL, NULL },
 	{ "truncated.mbox", NULL, 0, 0, 1, 3, NULL, { NULL }, { 1, 1, 1 },
