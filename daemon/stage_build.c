@@ -137,6 +137,13 @@ stage_apply(struct stage_ctx *ctx)
 		goto out;
 	}
 	have_series = 1;
+	if (!tc.url && access(tc.path, F_OK) != 0) {
+		buf_addf(&ctx->err, "tree %s: no repository at %s (import one "
+		    "with: kperfci tree import --tarball /usr/src/"
+		    "linux-source-6.12.tar.xz --name %s --dir %s)", tc.name,
+		    tc.path, tc.name, tc.path);
+		goto out;
+	}
 	db_build_tree_upsert(ctx->db, tc.name, tc.url, tc.path, tc.branch);
 	if (tc.url) {
 		char *log = xasprintf("%s/trees/%s.fetch.log", app.data_dir,
