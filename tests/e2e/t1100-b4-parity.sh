@@ -24,7 +24,7 @@ b4am() {	# b4am OUT ARGS...: b4 am into OUT (an mbox), in the scratch repo
 	(cd "$T/repo" && b4 "$@" -o - >"$out" 2>"$out.log")
 }
 
-for f in basic rerolls rfc-forms slash-msgid quirks truncated; do
+for f in basic rerolls rfc-forms slash-msgid quirks unnumbered truncated; do
 	b4am "$T/$f.b4" --offline-mode am -m "$FX/$f.mbox"
 	"$K" series show --json --messages --mbox "$FX/$f.mbox" >"$T/$f.json" \
 	    2>/dev/null
