@@ -130,7 +130,6 @@ mime_wanted_type(GMimeContentType *ct, GMimeObject *obj)
 	if (g_ascii_strcasecmp(type, "text") == 0)
 		return g_ascii_strcasecmp(sub, "plain") == 0 ||
 		    g_ascii_strcasecmp(sub, "x-patch") == 0 ||
-		    g_ascii_strcasecmp(sub, "x-diff") == 0 ||
 		    g_ascii_strcasecmp(sub, "x-diff") == 0;
 	if (g_ascii_strcasecmp(type, "application") != 0)
 		return 0;

@@ -65,7 +65,7 @@ series_num(const char *s, const char *e, int maxdig, int *out)
 static void
 subject_chunk(struct subject *o, const char *c, size_t n)
 {
-	const char *slash = memchr(c, '/', n);
+	const char *slash;
 	int a, b;
 
 	/* trailing commas and semicolons go, as in b4 */
@@ -214,6 +214,20 @@ series_has_diff(const char *b)
 	return 0;
 }
 
+/* "<digits> <word>" somewhere in [s, e) */
+static int
+series_num_word(const char *s, const char *e, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p;
+
+	for (p = s + 2; p + wl <= e; p++)
+		if (strncasecmp(p, word, wl) == 0 && p[-1] == ' ' &&
+		    isdigit((unsigned char)p[-2]))
+			return 1;
+	return 0;
+}
+
 /* b4's DIFFSTAT_RE: ^\s*\d+ file.*\d+ (insertion|deletion) */
 static int
 series_has_diffstat(const char *b)
@@ -221,39 +235,22 @@ series_has_diffstat(const char *b)
 	const char *p = b, *next;
 	size_t n;
 
-	while (*p) {
+	for (; *p; p = next) {
 		const char *q = p, *e;
-		char *line;
-		int hit = 0;
 
 		next = series_line(p, &n);
 		e = p + n;
 		while (q < e && isspace((unsigned char)*q))
 			q++;
-		if (q < e && isdigit((unsigned char)*q)) {
-			while (q < e && isdigit((unsigned char)*q))
-				q++;
-			if (e - q >= 5 && strncasecmp(q, " file", 5) == 0) {
-				line = xstrndup(q, e - q);
-				for (char *r = line; (r = strcasestr(r, "insertion")) ||
-				    (r = strcasestr(line, "deletion")); r++) {
-					if (r - 2 >= line && r[-1] == ' ' &&
-					    isdigit((unsigned char)r[-2]))
-						hit = 1;
-					break;
-				}
-				if (!hit) {
-					char *r = strcasestr(line, "deletion");
-					if (r && r - 2 >= line && r[-1] == ' ' &&
-					    isdigit((unsigned char)r[-2]))
-						hit = 1;
-				}
-				free(line);
-			}
-		}
-		if (hit)
+		if (q == e || !isdigit((unsigned char)*q))
+			continue;
+		while (q < e && isdigit((unsigned char)*q))
+			q++;
+		if (e - q < 5 || strncasecmp(q, " file", 5) != 0)
+			continue;
+		if (series_num_word(q, e, "insertion") ||
+		    series_num_word(q, e, "deletion"))
 			return 1;
-		p = next;
 	}
 	return 0;
 }
