@@ -670,6 +670,8 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 			free(base_kbuild);
 			goto out;
 		}
+		free(s);
+		s = NULL;
 		{
 			const char *cp[] = { "cp", "-a", "--reflink=auto", "--",
 			    base_kbuild, kbuild, NULL };
