@@ -13,6 +13,14 @@ command -v jq >/dev/null || skip_all "jq missing"
 kd_config "[agents]\nlease = 60\n$(ka_section q1 q2)"
 ka_config q1 "[qemu]\naccel = tcg"
 
+# ---- configuration -----------------------------------------------------------
+ok "-n accepts the agent's config" "$KPERFCI_BIN/kperfci-agent" -n -c "$T/q1.conf"
+ok "-n accepts etc/agent.conf" "$KPERFCI_BIN/kperfci-agent" -n -c "$SRC/etc/agent.conf"
+printf '[agent]\nname = x\n[qemu]\nsockets = lots\n' >"$T/bad.conf"
+"$KPERFCI_BIN/kperfci-agent" -n -c "$T/bad.conf" >"$T/bad.out" 2>&1
+is "$?" 1 "a bad config: exit 1"
+like "bad.conf:4: sockets: expected an integer" "$T/bad.out" "named with file:line"
+
 # ---- the daemon is down --------------------------------------------------
 ka_start q1
 ok "agent waits for a daemon that is down" ka_wait_log q1 "retrying in" 10

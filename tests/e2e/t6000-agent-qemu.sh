@@ -10,6 +10,9 @@
 #     incrementally through `kperfci build`; should that build fail, the
 #     reference kernel is booted with rdinit=/nonexistent instead (no init:
 #     the kernel panics) and the test says so;
+#     A kernel that hangs before the workloads (init is an interactive
+#     shell waiting on the console: rdinit=/bin/sh) ends boot-failed when the
+#     boot timeout passes without the guest's ready marker;
 #  3. an agent killed mid-job (SIGKILL, its qemu too) loses its short lease,
 #     the job is re-queued and a second agent completes it.
 . "$(dirname "$0")/../lib.sh"
@@ -33,7 +36,7 @@ KID=$(upload_kernel "$BZ" reference)
 ok "reference kernel uploaded" test "$KID" -ge 1
 
 # ---- 1. the default matrix in a 2-node guest --------------------------------
-ka_config q1 "[qemu]\naccel = auto\nboot-timeout = 120\njob-timeout = 1500"
+ka_config q1 "[qemu]\naccel = auto\nboot-timeout = 60\njob-timeout = 1500"
 is "$(api_post /api/v1/jobs "{\"kernel\": $KID}")" 201 "job with the default matrix"
 J1=$(jq -r .id "$T/r.json")
 ka_start q1
@@ -103,6 +106,15 @@ curl -s "$KD_URL/api/v1/jobs/$J2/console?attempt=1" >"$T/console2"
 like "Kernel panic - not syncing" "$T/console2" "console log with the panic"
 curl -s "$KD_URL/jobs/$J2" >"$T/j2.html"
 like "boot-failed" "$T/j2.html" "job page says boot-failed"
+
+is "$(api_post /api/v1/jobs "{\"kernel\": $KID, \"cmdline\": \"rdinit=/bin/sh\"}")" \
+    201 "job whose init never reaches the workloads"
+JH=$(jq -r .id "$T/r.json")
+ok "it ends boot-failed after the boot timeout" ka_wait_job "$JH" boot-failed --secs 300
+curl -s "$KD_URL/api/v1/jobs/$JH" >"$T/jh.json"
+like "no ready marker" "$T/jh.json" "the reason names the missing ready marker"
+curl -s "$KD_URL/api/v1/jobs/$JH/console?attempt=1" >"$T/consoleh"
+like "Run /bin/sh as init process" "$T/consoleh" "console log shows where it stopped"
 
 # ---- 3. an agent killed mid-job ------------------------------------------
 printf '[defaults]\nseconds = 1\niterations = 3\nwarmup = 1\n\n[run "ff"]\nworkload = fault-free\nmode = anon\ntasks = node\n\n[run "pf"]\nworkload = page-fault\ntasks = all\n' \
