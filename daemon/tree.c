@@ -324,13 +324,26 @@ tree_fetch(const char *repo, const char *url, const char *branch,
 		struct buf e = BUF_INIT(TREE_ERR_MAX);
 		const char *last = "";
 
-		if (log_path && buf_read_file(&e, log_path) == 0) {
+		int len = 300;
+
+		if (log_path && buf_read_file(&e, log_path) == 0 && e.data) {
+			const char *f = strstr(e.data, "fatal: ");
+
+			/* git's "fatal:" line says why; else its last line */
 			tree_chomp(&e);
-			last = strrchr(e.data, '\n');
-			last = last ? last + 1 : e.data;
+			if (f) {
+				const char *nl = strchr(f, '\n');
+
+				last = f + 7;
+				if (nl && nl - last < len)
+					len = (int)(nl - last);
+			} else {
+				last = strrchr(e.data, '\n');
+				last = last ? last + 1 : e.data;
+			}
 		}
-		buf_addf(err, "git fetch %s %s: %s: %.300s", url, branch,
-		    run_status(&r), last);
+		buf_addf(err, "git fetch %s %s: %s: %.*s", url, branch,
+		    run_status(&r), len, last);
 		buf_release(&e);
 		goto out;
 	}

@@ -334,6 +334,38 @@ test_export(const char *base)
 	buf_release(&err);
 }
 
+static void
+test_fetch(const char *moved)
+{
+	struct buf err = BUF_INIT(4096);
+	char *bare = xasprintf("%s/fetched.git", dir);
+	char *log = xasprintf("%s/fetch.log", dir);
+	char *url = xasprintf("file://%s", repo);
+	char *bad = xasprintf("file://%s/nonexistent", dir);
+	char out[41];
+	int rc;
+
+	rc = tree_fetch(bare, url, "master", log, 60, &err);
+	ok(rc == 0, "fetch a branch from a URL into a new bare repository");
+	ok(tree_resolve(bare, "master", out) == 0 && !strcmp(out, moved),
+	    "fetched branch head is the source's head");
+	rc = tree_fetch(bare, bad, "master", log, 60, &err);
+	ok(rc == -1 && strstr(err.data, "git fetch") &&
+	    strstr(err.data, "nonexistent"), "a failed fetch says so: %s",
+	    err.data ? err.data : "");
+	buf_reset(&err);
+	rc = tree_fetch(bare, url, "--upload-pack=evil", log, 60, &err);
+	ok(rc == -1 && strstr(err.data, "invalid branch"),
+	    "an option-like branch is refused");
+	ok(tree_resolve(bare, "master", out) == 0 && !strcmp(out, moved),
+	    "failed fetches leave the repository as it was");
+	free(bare);
+	free(log);
+	free(url);
+	free(bad);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
@@ -359,6 +391,7 @@ main(void)
 	test_rename(base);
 	test_base(base, moved);
 	test_export(base);
+	test_fetch(moved);
 
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
