@@ -17,6 +17,13 @@
 #include "daemon/series.h"
 #include "lib/xalloc.h"
 
+/*
+ * How far up a reply chain a trailer or a reroll is followed.  b4 has no
+ * limit; real threads are a few levels deep, and a hostile thread of
+ * thousands of nested replies must not cost quadratic time.
+ */
+#define SERIES_MAX_DEPTH	100
+
 /* ---- subjects ---------------------------------------------------------- */
 
 static char *
@@ -923,7 +930,7 @@ pick_followups(struct pick *k, struct trlist *mismatches)
 			continue;
 		}
 		pick_checked_trailers(f, &trs, mismatches);
-		for (int guard = 0; guard < 1000; guard++) {
+		for (int guard = 0; guard < SERIES_MAX_DEPTH; guard++) {
 			if (pm->has_diff && !pm->reply) {
 				for (j = 0; j < trs.n; j++)
 					trlist_add(&pm->fup, trs.v[j]);
@@ -965,7 +972,7 @@ pick_partial_reroll(struct pick *k, struct ser *s)
 			continue;
 		if (!p->m->in_reply_to || !(pp = pick_by_id(k, p->m->in_reply_to)))
 			return;		/* not sent as a reply */
-		for (guard = 0; guard < 1000; guard++) {
+		for (guard = 0; guard < SERIES_MAX_DEPTH; guard++) {
 			if (p->counter == pp->counter && p->expected == pp->expected) {
 				found = 1;
 				break;
