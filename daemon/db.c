@@ -505,7 +505,7 @@ db_series_upload(struct db *db, int64_t id, struct buf *out)
 
 int
 db_series_in_states(struct db *db, const char *const *states, size_t n,
-    int64_t *ids, size_t max, size_t *nids)
+    size_t skip, int64_t *ids, size_t max, size_t *nids)
 {
 	sqlite3_stmt *st;
 	size_t i;
@@ -515,7 +515,7 @@ db_series_in_states(struct db *db, const char *const *states, size_t n,
 	/* json_each keeps the statement fixed whatever n is */
 	if (sqlite3_prepare_v2(db->h, "SELECT id FROM series WHERE rest IS NULL AND "
 	    "state IN (SELECT value FROM json_each(?)) ORDER BY priority DESC, id "
-	    "LIMIT ?", -1, &st, NULL) != SQLITE_OK)
+	    "LIMIT ? OFFSET ?", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, "select by state");
 	{
 		struct buf arr = BUF_INIT(0);
@@ -528,6 +528,7 @@ db_series_in_states(struct db *db, const char *const *states, size_t n,
 		buf_release(&arr);
 	}
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)skip);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW && *nids < max)
 		ids[(*nids)++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);

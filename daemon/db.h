@@ -99,11 +99,12 @@ int	 db_series_list(struct db *, size_t max, struct db_series **out,
 /* The uploaded mbox of a series (empty when none). */
 int	 db_series_upload(struct db *, int64_t id, struct buf *out);
 /*
- * Ids of series whose state is one of states[0..n), highest priority then
- * oldest first, at most max.
+ * Ids of series whose state is one of states[0..n) and that do not rest,
+ * highest priority then oldest first, skipping the first `skip`, at most
+ * max.
  */
 int	 db_series_in_states(struct db *, const char *const *states, size_t n,
-	    int64_t *ids, size_t max, size_t *nids);
+	    size_t skip, int64_t *ids, size_t max, size_t *nids);
 /*
  * Moves a series from state `from` to `to` (error may be NULL); touches
  * nothing else.  Returns 0, 1 when the series was not in `from`, -1.

@@ -111,6 +111,8 @@ main(int argc, char **argv)
 		goto out;
 
 	if (!foreground) {
+		/* no SQLite connection may cross a fork */
+		app_db_close_thread();
 		if (daemon(0, 0) < 0)
 			fatal("daemon");
 		log_init("kperfcid", 0);

@@ -34,7 +34,19 @@ static const struct stage pipeline_stages[] = {
 	{ "built", stage_sched_start, "running" },
 	{ "running", stage_sched_wait, "done" },
 };
-#define NSTAGES (sizeof(pipeline_stages) / sizeof(pipeline_stages[0]))
+
+/* The table in use: pipeline_stages, or a test's own (pipeline_set_stages). */
+static const struct stage *pl_stages = pipeline_stages;
+static size_t pl_nstages = sizeof(pipeline_stages) / sizeof(pipeline_stages[0]);
+#define NSTAGES pl_nstages
+
+void
+pipeline_set_stages(const struct stage *stages, size_t n)
+{
+	pl_stages = stages ? stages : pipeline_stages;
+	pl_nstages = stages ? n :
+	    sizeof(pipeline_stages) / sizeof(pipeline_stages[0]);
+}
 
 #define PIPELINE_MAX_IDS 64
 
@@ -46,14 +58,18 @@ static int pl_poll = 5;
 static volatile int pl_stop;
 static unsigned pl_kicks;
 
-/* Series being worked on, and series waiting (id, not-before). */
-static long long pl_busy[256];
+/*
+ * Series being worked on (at most one per worker), and series whose stage
+ * said "wait" with the time before which they are not looked at again
+ * (grows with the number of waiting series; entries go when they expire).
+ */
+static long long *pl_busy;
 static size_t pl_nbusy;
-static struct {
+static struct pl_wait {
 	long long id;
 	time_t	 until;
-} pl_wait[256];
-static size_t pl_nwait;
+} *pl_wait;
+static size_t pl_nwait, pl_wait_cap;
 
 int
 pipeline_state_is_final(const char *state)
@@ -61,7 +77,7 @@ pipeline_state_is_final(const char *state)
 	size_t i;
 
 	for (i = 0; i < NSTAGES; i++)
-		if (!strcmp(pipeline_stages[i].from, state))
+		if (!strcmp(pl_stages[i].from, state))
 			return 0;
 	return 1;
 }
@@ -78,8 +94,8 @@ pipeline_stage_for(const char *state)
 	size_t i;
 
 	for (i = 0; i < NSTAGES; i++)
-		if (!strcmp(pipeline_stages[i].from, state))
-			return &pipeline_stages[i];
+		if (!strcmp(pl_stages[i].from, state))
+			return &pl_stages[i];
 	return NULL;
 }
 
@@ -100,7 +116,7 @@ pipeline_claimable(long long id)
 			pl_wait[i] = pl_wait[--pl_nwait];
 			break;
 		}
-	return pl_nbusy < sizeof(pl_busy) / sizeof(pl_busy[0]);
+	return 1;
 }
 
 static void
@@ -114,7 +130,12 @@ pipeline_unclaim(long long id, int wait)
 			pl_busy[i] = pl_busy[--pl_nbusy];
 			break;
 		}
-	if (wait && pl_nwait < sizeof(pl_wait) / sizeof(pl_wait[0])) {
+	if (wait) {
+		if (pl_nwait == pl_wait_cap) {
+			pl_wait_cap = pl_wait_cap ? 2 * pl_wait_cap : 64;
+			pl_wait = xrealloc(pl_wait, pl_wait_cap *
+			    sizeof(*pl_wait));
+		}
 		pl_wait[pl_nwait].id = id;
 		pl_wait[pl_nwait].until = time(NULL) + pl_poll;
 		pl_nwait++;
@@ -181,15 +202,17 @@ out:
 	return ran;
 }
 
+#define PIPELINE_MAX_STAGES 64
+
+/* Fills states (PIPELINE_MAX_STAGES long) with every row's from_state. */
 static const char **
-pipeline_from_states(size_t *n)
+pipeline_from_states(const char **states, size_t *n)
 {
-	static const char *states[NSTAGES > 0 ? NSTAGES : 1];
 	size_t i;
 
-	for (i = 0; i < NSTAGES; i++)
-		states[i] = pipeline_stages[i].from;
-	*n = NSTAGES;
+	for (i = 0; i < NSTAGES && i < PIPELINE_MAX_STAGES; i++)
+		states[i] = pl_stages[i].from;
+	*n = i;
 	return states;
 }
 
@@ -201,7 +224,7 @@ pipeline_run_pass(struct db *db, const char **states, size_t n)
 	int ran = 0, waited;
 	int stop = 0;
 
-	if (db_series_in_states(db, states, n, ids, PIPELINE_MAX_IDS,
+	if (db_series_in_states(db, states, n, 0, ids, PIPELINE_MAX_IDS,
 	    &nids) < 0)
 		return -1;
 	for (i = 0; i < nids; i++)
@@ -213,7 +236,8 @@ int
 pipeline_run_once(struct db *db)
 {
 	size_t n;
-	const char **states = pipeline_from_states(&n);
+	const char *sv[PIPELINE_MAX_STAGES];
+	const char **states = pipeline_from_states(sv, &n);
 
 	return pipeline_run_pass(db, states, n);
 }
@@ -228,8 +252,9 @@ static void *
 pipeline_worker(void *arg)
 {
 	int64_t ids[PIPELINE_MAX_IDS];
-	size_t nids, n, i;
-	const char **states = pipeline_from_states(&n);
+	size_t nids, n, i, skip;
+	const char *sv[PIPELINE_MAX_STAGES];
+	const char **states = pipeline_from_states(sv, &n);
 	struct db *db;
 	long long pick;
 	unsigned seen;
@@ -245,8 +270,10 @@ pipeline_worker(void *arg)
 		seen = pl_kicks;
 		pthread_mutex_unlock(&pl_lock);
 		pick = 0;
-		if (db_series_in_states(db, states, n, ids, PIPELINE_MAX_IDS,
-		    &nids) == 0) {
+		/* page through candidates: many may be busy or waiting */
+		for (skip = 0; !pick && db_series_in_states(db, states, n,
+		    skip, ids, PIPELINE_MAX_IDS, &nids) == 0 && nids > 0;
+		    skip += nids) {
 			pthread_mutex_lock(&pl_lock);
 			for (i = 0; i < nids && !pick; i++)
 				if (pipeline_claimable(ids[i])) {
@@ -254,6 +281,8 @@ pipeline_worker(void *arg)
 					pl_busy[pl_nbusy++] = pick;
 				}
 			pthread_mutex_unlock(&pl_lock);
+			if (nids < PIPELINE_MAX_IDS)
+				break;
 		}
 		if (pick) {
 			pipeline_run_series(db, pick, &pl_stop, &waited);
@@ -285,6 +314,7 @@ pipeline_start(int nworkers, int poll_sec)
 	if (app_db())
 		db_series_clear_rest(app_db());
 	pl_threads = xcalloc(nworkers, sizeof(*pl_threads));
+	pl_busy = xcalloc(nworkers, sizeof(*pl_busy));
 	for (i = 0; i < nworkers; i++) {
 		e = pthread_create(&pl_threads[i], NULL, pipeline_worker,
 		    NULL);
@@ -319,6 +349,11 @@ pipeline_stop(void)
 	for (i = 0; i < pl_nthreads; i++)
 		pthread_join(pl_threads[i], NULL);
 	free(pl_threads);
+	free(pl_busy);
+	free(pl_wait);
 	pl_threads = NULL;
+	pl_busy = NULL;
+	pl_wait = NULL;
+	pl_nbusy = pl_nwait = pl_wait_cap = 0;
 	pl_nthreads = 0;
 }

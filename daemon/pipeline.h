@@ -71,6 +71,9 @@ int	 pipeline_run_once(struct db *);
    stage that must not run the stages after it). */
 int	 pipeline_run_stage(struct db *, const char *from_state);
 
+/* Replaces the stage table (unit tests); NULL restores the daemon's. */
+void	 pipeline_set_stages(const struct stage *, size_t n);
+
 /* 1 if no stage row starts from state (the series rests there). */
 int	 pipeline_state_is_final(const char *state);
 /* 1 if the series rests: a final state, or a stage said STAGE_REST. */

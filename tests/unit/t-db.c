@@ -129,10 +129,12 @@ test_series(void)
 	ok(db_series_insert(db, &r, &id2) == 0 && id2 > id, "insert upload");
 	is_int(db_series_upload(db, id2, &up), 0, "read upload");
 	is_int(up.len, 13, "upload kept byte for byte");
-	is_int(db_series_in_states(db, st, 1, ids, 8, &n), 0,
+	is_int(db_series_in_states(db, st, 1, 0, ids, 8, &n), 0,
 	    "select queued");
 	is_int(n, 2, "both queued");
 	is_int(ids[0], id, "oldest first");
+	ok(db_series_in_states(db, st, 1, 1, ids, 8, &n) == 0 && n == 1 &&
+	    ids[0] == id2, "skip pages through the rest");
 
 	is_int(db_series_get(db, id, 0, &s), 0, "get");
 	is_str(s.state, "queued", "new series is queued");
