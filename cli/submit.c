@@ -37,6 +37,15 @@ jget(json_t *o, const char *k)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* jget, but "" instead of NULL, for printing */
+static const char *
+jtxt(json_t *o, const char *k)
+{
+	const char *v = jget(o, k);
+
+	return v ? v : "";
+}
+
 static void
 status_print_one(json_t *s)
 {
@@ -45,7 +54,9 @@ status_print_one(json_t *s)
 	size_t i, k;
 
 	printf("series %lld: %s\n", (long long)json_integer_value(
-	    json_object_get(s, "id")), jget(s, "state"));
+	    json_object_get(s, "id")), jtxt(s, "state"));
+	if (jget(s, "rest"))
+		printf("  rests: %s\n", jget(s, "rest"));
 	if (e)
 		printf("  error: %s\n", e);
 	if (jget(s, "subject"))
@@ -65,8 +76,8 @@ status_print_one(json_t *s)
 		    jget(p, "subject") ? jget(p, "subject") : "");
 		t = json_object_get(p, "trailers");
 		json_array_foreach(t, k, tt)
-			printf("      %s: %s\n", jget(tt, "name"),
-			    jget(tt, "value"));
+			printf("      %s: %s\n", jtxt(tt, "name"),
+			    jtxt(tt, "value"));
 	}
 }
 
@@ -96,7 +107,7 @@ cmd_status(int argc, char **argv)
 	arr = json_object_get(j, "series");
 	json_array_foreach(arr, i, s)
 		printf("%6lld  %-8s  %s\n", (long long)json_integer_value(
-		    json_object_get(s, "id")), jget(s, "state"),
+		    json_object_get(s, "id")), jtxt(s, "state"),
 		    jget(s, "subject") ? jget(s, "subject") :
 		    jget(s, "source") ? jget(s, "source") : "");
 	json_decref(j);
