@@ -696,6 +696,19 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		expected = build_read_int(steps_file);
 	}
 
+	/* The sandboxed build runs as SANDBOX_UID: its output must be its own
+	   (a copied base build directory comes with the base's owner). */
+	if (opts->sandbox && geteuid() == 0) {
+		const char *ch[] = { "chown", "-R", SANDBOX_UID_STR ":"
+		    SANDBOX_UID_STR, "--", kbuild, NULL };
+
+		if (build_run_simple(ch, log, 600) != 0) {
+			snprintf(res->error, sizeof(res->error), "cannot hand "
+			    "the build directory to the build user");
+			goto out;
+		}
+	}
+
 	/* The exact fragment bytes we hashed, readable inside the sandbox. */
 	mkdir(kconf, 0755);
 	if (!spec->base_commit || kconfig_changed) {

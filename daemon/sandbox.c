@@ -1,14 +1,19 @@
 /*
  * sandbox: bubblewrap argv for untrusted builds (see sandbox.h).
  *
- * As root, `--unshare-user --uid 65534` gives the build a user namespace in
- * which it is nobody with no capabilities; bwrap drops its own privileges
- * before exec.  The read-only bind of / plus --bind of the output keeps
+ * As root, bwrap is started through setpriv as the unprivileged uid/gid
+ * 65534 with no capabilities and no supplementary groups, and creates an
+ * unprivileged user namespace from there: inside, the build is nobody, and
+ * outside it is nobody too, so it cannot read root's files (a uid-0 mapping
+ * would make every root-owned 0600 file readable to the build).  Its
+ * writable directories must therefore belong to SANDBOX_UID (build.c
+ * chowns them).  The read-only bind of / plus --bind of the output keeps
  * writes inside the build's own directories: the kernel source the build
  * reads is hard-linked from the cache, so it must not be writable.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/sandbox.h"
 #include "lib/log.h"
@@ -60,8 +65,16 @@ sandbox_argv(const struct sandbox *sb, const char *const *cmd)
 		    sb->dir);
 		return NULL;
 	}
-	argv = xcalloc(nh + 3 * (sb->nwritable + sb->nreadonly) + 6 + ncmd + 1,
+	argv = xcalloc(nh + 3 * (sb->nwritable + sb->nreadonly) + 12 + ncmd + 1,
 	    sizeof(*argv));
+	if (geteuid() == 0) {
+		argv[n++] = "setpriv";
+		argv[n++] = "--reuid=" SANDBOX_UID_STR;
+		argv[n++] = "--regid=" SANDBOX_UID_STR;
+		argv[n++] = "--clear-groups";
+		argv[n++] = "--inh-caps=-all";
+		argv[n++] = "--";
+	}
 	for (size_t i = 0; i < nh; i++)
 		argv[n++] = head[i];
 	if (!sb->allow_net)

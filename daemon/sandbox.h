@@ -1,8 +1,9 @@
 /*
  * sandbox: runs untrusted build commands (a kernel Makefile from a patch can
  * run anything) under bubblewrap: no network, the whole file system
- * read-only except the directories named writable, a private /tmp, a new
- * user namespace with the unprivileged uid/gid 65534 and no capabilities,
+ * read-only except the directories named writable, a private /tmp, the
+ * unprivileged uid/gid 65534 (also outside: as root, through setpriv) in
+ * a user namespace with no capabilities,
  * its own pid namespace, killed with its parent.  The wall-clock limit is
  * run.h's timeout, which kills the whole process group.
  */
@@ -10,6 +11,10 @@
 #define KPERFCI_SANDBOX_H
 
 #include <stddef.h>
+
+/* The unprivileged uid and gid builds run as (outside and inside). */
+#define SANDBOX_UID	65534
+#define SANDBOX_UID_STR	"65534"
 
 struct sandbox {
 	const char *const *writable;	/* absolute paths bound read-write */

@@ -11,6 +11,8 @@
 
 command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
 command -v jq >/dev/null || skip_all "jq not installed"
+# builds run as an unprivileged user, who must reach the build cache
+chmod 755 "$T"
 
 export GIT_AUTHOR_NAME="Jane Doe" GIT_AUTHOR_EMAIL="jane@example.org"
 export GIT_COMMITTER_NAME="Jane Doe" GIT_COMMITTER_EMAIL="jane@example.org"

@@ -14,6 +14,7 @@
 
 command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
 [ -r "$KERNEL_TARBALL" ] || skip_all "$KERNEL_TARBALL missing"
+chmod 755 "$T"	# builds run as an unprivileged user
 
 REPO=$(kernel_ref_tree)
 ok "reference tree imported" test -n "$REPO"

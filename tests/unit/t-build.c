@@ -151,7 +151,8 @@ test_sandbox_argv(void)
 
 	for (size_t i = 0; argv && argv[i]; i++)
 		buf_addf(&b, "%s ", argv[i]);
-	ok(argv && !strcmp(argv[0], "bwrap"), "sandbox runs bwrap");
+	ok(argv && (!strcmp(argv[0], "bwrap") || !strcmp(argv[6], "bwrap")),
+	    "sandbox runs bwrap");
 	ok(b.data && strstr(b.data, "--unshare-net "), "no network");
 	ok(b.data && strstr(b.data, "--ro-bind / / "), "root read-only");
 	ok(b.data && strstr(b.data, "--ro-bind /data/b/k /data/b/k --bind "
@@ -159,6 +160,10 @@ test_sandbox_argv(void)
 	    "the build read-only, only its output writable");
 	ok(b.data && strstr(b.data, "--uid 65534 --gid 65534 "),
 	    "unprivileged uid/gid");
+	if (geteuid() == 0)
+		ok(b.data && !strncmp(b.data, "setpriv --reuid=65534 "
+		    "--regid=65534 --clear-groups --inh-caps=-all -- bwrap ", 74),
+		    "as root: bwrap itself runs as 65534 with no capabilities");
 	ok(b.data && strstr(b.data, "--die-with-parent "), "dies with parent");
 	ok(b.data && strstr(b.data, "--chdir /data/b/k/linux -- make -j2 "),
 	    "command after the options");
@@ -334,6 +339,12 @@ test_fake_builds(void)
 	    strstr(bad.log_tail, "Read-only file system"),
 	    "writing outside the build fails: %s", bad.error);
 	ok(access(escape, F_OK) == -1, "nothing was written outside");
+	sh("git checkout -q -b secret master && sed -i '1i EXTRA := sec' "
+	    "Makefile && printf 'sec:\\n\\tcat /etc/shadow\\n' >> Makefile && "
+	    "git commit -qam sec");
+	rc = build("secret", NULL, NULL, 60, &bad);
+	ok(rc == -1 && strstr(bad.log_tail, "Permission denied"),
+	    "root-only files are not readable in the sandbox");
 	free(escape);
 
 	sh("git checkout -q -b srcwrite master && sed -i '1i EXTRA := sw' Makefile && printf '"
@@ -365,8 +376,8 @@ main(void)
 {
 	char tmpl[] = "/tmp/t-build.XXXXXX";
 
-	if (!mkdtemp(tmpl))
-		return 1;
+	if (!mkdtemp(tmpl) || chmod(tmpl, 0755) == -1)
+		return 1;	/* the build user must reach the cache */
 	dir = tmpl;
 	repo = xasprintf("%s/repo", dir);
 	cache = xasprintf("%s/cache", dir);
