@@ -1434,11 +1434,16 @@ series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 	} else {
 		for (i = 1; i < s->np; i++) {
 			struct lmsg *pl = s->p[i].l, *pot;
+			/* as b4: the first patch whose parent looks like a
+			   cover letter.  (b4 also looks at a partial reroll's
+			   copied cover, which can land on an older revision's
+			   cover letter; we keep the newer one.) */
 			if (pl && pl->m->in_reply_to) {
 				pot = pick_by_id(&k, pl->m->in_reply_to);
-				if (pot && pot->has_diffstat && !pot->has_diff)
+				if (pot && pot->has_diffstat && !pot->has_diff) {
 					cover = pot;
-				break;
+					break;
+				}
 			}
 		}
 	}
