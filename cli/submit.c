@@ -108,7 +108,7 @@ cmd_status(int argc, char **argv)
 	json_array_foreach(arr, i, s)
 		printf("%6lld  %-8s  %s\n", (long long)json_integer_value(
 		    json_object_get(s, "id")), jtxt(s, "state"),
-		    jget(s, "subject") ? jget(s, "subject") :
+		    jget(s, "title") ? jget(s, "title") :
 		    jget(s, "source") ? jget(s, "source") : "");
 	json_decref(j);
 	return 0;

@@ -57,6 +57,7 @@ api_series_json(struct db *db, const struct db_series *s, int full)
 	json_object_set_new(o, "total", s->total ? json_integer(s->total) :
 	    json_null());
 	json_object_set_new(o, "subject", jstr(s->cover_subject));
+	json_object_set_new(o, "title", jstr(s->title));
 	json_object_set_new(o, "author", jstr(s->author));
 	json_object_set_new(o, "email", jstr(s->email));
 	json_object_set_new(o, "submitted", json_integer(s->submitted));

@@ -283,7 +283,9 @@ db_series_insert(struct db *db, const struct db_series_req *r, int64_t *id)
 #define SERIES_COLS "id, source, lore_base, lore_list, msgid, req_version, " \
 	"req_base, state, error, version, total, priority, cover_subject, " \
 	"cover_body, cover_msgid, change_id, base_commit, author, email, " \
-	"versions, submitted, updated, upload IS NOT NULL, rest"
+	"versions, submitted, updated, upload IS NOT NULL, rest, " \
+	"COALESCE(cover_subject, (SELECT subject FROM patches p WHERE " \
+	"p.series_id = series.id ORDER BY counter LIMIT 1))"
 
 static void
 db_series_from_row(sqlite3_stmt *st, struct db_series *s)
@@ -313,6 +315,7 @@ db_series_from_row(sqlite3_stmt *st, struct db_series *s)
 	s->updated = sqlite3_column_int64(st, 21);
 	s->has_upload = sqlite3_column_int(st, 22);
 	s->rest = col_str(st, 23);
+	s->title = col_str(st, 24);
 }
 
 static void
@@ -358,6 +361,7 @@ db_series_release(struct db_series *s)
 	free(s->email);
 	free(s->versions);
 	free(s->rest);
+	free(s->title);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -80,6 +80,7 @@ struct db_series {
 	long long submitted, updated;
 	int	 has_upload;
 	char	*rest;			/* why it rests here, or NULL */
+	char	*title;			/* cover subject, else patch 1's */
 	struct db_patch *patches;	/* only from db_series_get(.., 1) */
 	size_t	 npatches;
 };

@@ -87,8 +87,8 @@ ui_index(struct http_req *req, struct http_resp *resp)
 		buf_addf(&b, "<tr><td><a href=\"/series/%lld\">%lld</a></td>"
 		    "<td><a href=\"/series/%lld\">", (long long)v[i].id,
 		    (long long)v[i].id, (long long)v[i].id);
-		if (v[i].cover_subject)
-			html_txt(&b, v[i].cover_subject);
+		if (v[i].title)
+			html_txt(&b, v[i].title);
 		else
 			html_txt(&b, v[i].msgid ? v[i].msgid : v[i].source);
 		buf_addstr(&b, "</a>");

@@ -161,5 +161,12 @@ ok "upload: same as the offline picker" cmp "$T/got8.json" "$T/want8.json"
 is "$(curl -s "$KD_URL/api/v1/series/$ID8" | jq -r .source)" upload \
     "upload: source says so"
 
+curl -s "$KD_URL/" >"$T/index2.html"
+like "/series/$ID5\">mm/swap: one-liner" "$T/index2.html" \
+    "front page: a series without a cover letter listed by its patch"
+"$K" -s "$KD_URL" status >"$T/list.out"
+like "^ +$ID1 +[a-z]+ +mm: LRU lock contention fixes" "$T/list.out" \
+    "kperfci status lists the series"
+
 ok "kperfcid stops cleanly" kd_stop
 test_done

@@ -264,6 +264,8 @@ test_ui(void)
 
 	r = call("GET", "/", NULL, NULL, 0);
 	is_int(r.status, 200, "front page");
+	ok(strstr(r.body, "\">mm: batching</a>") != NULL,
+	    "front page lists a series by its cover subject");
 	ok(strstr(r.body, "<form") && strstr(r.body, "name=\"url\"") &&
 	    strstr(r.body, "viewport"), "front page has the form, viewport");
 	res_free(&r);
