@@ -3,7 +3,7 @@
  * (lore fetch, mbox split, MIME decode, series pick) offline, in this
  * process, and prints what kperfcid would test.
  *
- *	kperfci series show --mbox FILE [--msgid ID] [--version N] [--json]
+ *	kperfci series show --mbox FILE|- [--msgid ID] [--version N] [--json]
  *	    [--messages]
  *	kperfci series show --url URL --allow BASE [--allow BASE...] [...]
  */
@@ -104,6 +104,7 @@ cmd_series_show(int argc, char **argv)
 	char *end;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mboxpath = optarg; break;
@@ -125,6 +126,8 @@ cmd_series_show(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'M': messages = 1; break;
 		default:
+			fprintf(stderr, "kperfci: series show: unknown option or "
+			    "missing value: %s\n", argv[optind - 1]);
 			series_show_usage();
 			rc = 2;
 			goto out;
@@ -136,7 +139,9 @@ cmd_series_show(int argc, char **argv)
 		goto out;
 	}
 	if (mboxpath) {
-		if (buf_read_file(&data, mboxpath) < 0) {
+		/* "-" is standard input */
+		if ((strcmp(mboxpath, "-") == 0 ? buf_read_fd(&data, 0) :
+		    buf_read_file(&data, mboxpath)) < 0) {
 			if (data.overflow)
 				fprintf(stderr, "kperfci: %s: larger than %u MiB\n",
 				    mboxpath, LORE_MAX_BYTES >> 20);
