@@ -3,6 +3,7 @@
  * config.h).  Each area owns one block of rows in config_keys[]; nothing
  * else in the daemon knows the file format.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +34,18 @@ check_positive(const char *v, struct buf *err)
 }
 
 static int
+check_listen(const char *v, struct buf *err)
+{
+	unsigned char addr[16];
+
+	if (inet_pton(AF_INET, v, addr) != 1 &&
+	    inet_pton(AF_INET6, v, addr) != 1)
+		return buf_addf(err, "listen address \"%s\" is not an IPv4 or "
+		    "IPv6 address", v), -1;
+	return 0;
+}
+
+static int
 check_http_url(const char *v, struct buf *err)
 {
 	if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
@@ -42,7 +55,7 @@ check_http_url(const char *v, struct buf *err)
 
 const struct config_key config_keys[] = {
 	/* ---- [daemon] (daemon core) ---- */
-	{ "daemon", "listen", CONFIG_STR, "127.0.0.1", NULL, 0 },
+	{ "daemon", "listen", CONFIG_STR, "127.0.0.1", check_listen, 0 },
 	{ "daemon", "port", CONFIG_INT, "8080", check_port, 0 },
 	/* Relative paths are taken from the directory kperfcid starts in. */
 	{ "daemon", "data", CONFIG_STR, "var", NULL, 0 },

@@ -20,6 +20,7 @@
 #include "daemon/db.h"
 #include "daemon/html.h"
 #include "daemon/intake.h"
+#include "daemon/lore.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
 #include "lib/xalloc.h"
@@ -178,7 +179,25 @@ ui_patches(struct buf *b, const struct db_series *s)
 		buf_addf(b, "<li value=\"%d\"><div class=\"subject\">"
 		    "<span class=\"num\">[%d/%d]</span> ", p->counter,
 		    p->counter, p->total);
-		html_txt(b, p->subject);
+		if (s->lore_base && p->msgid) {
+			/* the message on the lore it came from */
+			struct buf u = BUF_INIT(0);
+
+			buf_addstr(&u, s->lore_base);
+			if (u.len && u.data[u.len - 1] != '/')
+				buf_addch(&u, '/');
+			buf_addstr(&u, "all/");
+			lore_escape_msgid(&u, p->msgid);
+			buf_addch(&u, '/');
+			buf_addstr(b, "<a href=\"");
+			html_attr(b, u.data);
+			buf_addstr(b, "\" rel=\"noreferrer\">");
+			html_txt(b, p->subject);
+			buf_addstr(b, "</a>");
+			buf_release(&u);
+		} else {
+			html_txt(b, p->subject);
+		}
 		buf_addstr(b, "</div>\n<div class=\"author\">");
 		html_txt(b, p->author);
 		if (p->email && *p->email) {

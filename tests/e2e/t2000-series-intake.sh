@@ -69,10 +69,12 @@ ok "basic: same patches, order and trailers as the offline picker" \
 # the page shows it all
 curl -s "$KD_URL/series/$ID1" >"$T/p1.html"
 like "mm: LRU lock contention fixes" "$T/p1.html" "page: cover subject"
-like "\[1/3\]</span> mm: move LRU stat updates out of lru_lock" "$T/p1.html" \
-    "page: patch 1 in order"
-like "\[3/3\]</span> mm/swap: drop a stale comment" "$T/p1.html" \
+like "\[1/3\]</span> (<a [^>]*>)?mm: move LRU stat updates out of lru_lock" \
+    "$T/p1.html" "page: patch 1 in order"
+like "\[3/3\]</span> (<a [^>]*>)?mm/swap: drop a stale comment" "$T/p1.html" \
     "page: patch 3"
+like "href=\"${PI_URL}all/basic-v1-1@example.org/\"" "$T/p1.html" \
+    "page: patch 1 links to its message on lore"
 like "Reviewed-by: Bob Reviewer &lt;bob@example.com&gt;" "$T/p1.html" \
     "page: trailer, escaped"
 like "6dad8b86a10822fb5451a5c4533e37edf24af69c" "$T/p1.html" \

@@ -69,6 +69,7 @@ static const struct {
 	{ "[daemon\n", "t.conf:1: malformed section header" },
 	{ "[daemon]\njust words\n", "t.conf:2: expected \"key = value\"" },
 	{ "[daemon \"x\"]\n", "t.conf:1: section [daemon] takes no name" },
+	{ "[daemon]\nlisten = localhost\n", "t.conf:2: listen address \"localhost\" is not" },
 	{ "[lore]\nallow = ftp://x/\n", "t.conf:2: \"ftp://x/\" is not an http(s) URL" },
 };
 
