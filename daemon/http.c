@@ -565,7 +565,8 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 
 	if (!hc) {
 		hc = xcalloc(1, sizeof(*hc));
-		max = http_route_max_body(NULL, method, url, s->opts.max_body);
+		max = http_route_max_body(s->opts.tables, method, url,
+		    s->opts.max_body);
 		http_req_init(&hc->req, method, url, max);
 		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND,
 		    http_collect, &hc->req);
@@ -577,7 +578,7 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 		if (cl && strtoull(cl, NULL, 10) > max) {
 			hc->req.body.overflow = 1;
 			http_resp_init(&resp);
-			http_route_dispatch(NULL, &hc->req, &resp);
+			http_route_dispatch(s->opts.tables, &hc->req, &resp);
 			ret = http_send(c, &resp, 0);
 			http_resp_release(&resp);
 			hc->too_big = 2;
@@ -608,8 +609,10 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 		hc->req.peer = peer;
 	}
 	hc->req.db = s->opts.thread_db ? s->opts.thread_db() : NULL;
+	if (hc->too_big)
+		hc->req.body.overflow = 1;
 	http_resp_init(&resp);
-	http_route_dispatch(NULL, &hc->req, &resp);
+	http_route_dispatch(s->opts.tables, &hc->req, &resp);
 	log_debug("http: %s %s -> %d", method, url, resp.status);
 	ret = http_send(c, &resp, !strcmp(method, "HEAD"));
 	http_resp_release(&resp);

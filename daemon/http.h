@@ -167,6 +167,8 @@ struct http_opts {
 	size_t	 max_body;
 	/* Returns this thread's db connection (opened on first use). */
 	struct db *(*thread_db)(void);
+	/* Route tables; NULL: http_route_tables (tests pass their own). */
+	const struct route *const *tables;
 };
 
 struct http_server;

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "daemon/html.h"
 #include "daemon/http.h"
 #include "tests/unit/tap.h"
@@ -209,6 +211,112 @@ test_escape(void)
 	buf_release(&b);
 }
 
+static int
+h_echo(struct http_req *req, struct http_resp *resp)
+{
+	const char *q = http_query(req, "q"), *h = http_header(req, "X-Test");
+
+	return http_reply_json(resp, 200, json_pack("{s:s,s:s,s:I}", "q",
+	    q ? q : "", "h", h ? h : "", "len", (json_int_t)req->body.len));
+}
+
+static const struct route server_routes[] = {
+	{ "GET", "/echo", h_echo, 0, 0 },
+	{ "POST", "/echo", h_echo, 0, 0 },
+	{ "POST", "/upload", h_echo, 0, 4096 },
+	{ NULL, NULL, NULL, 0, 0 }
+};
+static const struct route *const server_tables[] = { server_routes, NULL };
+
+static size_t
+sink(char *p, size_t sz, size_t n, void *arg)
+{
+	buf_add(arg, p, sz * n);
+	return sz * n;
+}
+
+/* One request to the test server; returns the status, body in out. */
+static long
+fetch(int port, const char *method, const char *path, const char *body,
+    size_t len, int chunked, struct buf *out)
+{
+	struct curl_slist *h = NULL;
+	char url[256];
+	long status = -1;
+	CURL *c = curl_easy_init();
+
+	buf_reset(out);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (!strcmp(method, "HEAD"))
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+	h = curl_slist_append(h, "X-Test: hello");
+	h = curl_slist_append(h, "Expect:");
+	if (chunked)
+		h = curl_slist_append(h, "Transfer-Encoding: chunked");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		if (!chunked)
+			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
+	}
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return status;
+}
+
+/* The real server: libmicrohttpd, a thread pool, bodies and limits. */
+static void
+test_server(void)
+{
+	struct http_opts o = { "127.0.0.1", 0, 2, 100, NULL, server_tables };
+	struct http_server *srv = http_start(&o);
+	struct buf out = BUF_INIT(0);
+	char big[5000];
+	int port;
+
+	ok(srv != NULL, "server starts on a free port");
+	if (!srv)
+		return;
+	port = http_port(srv);
+	ok(port > 0, "bound port reported (%d)", port);
+	is_int(fetch(port, "GET", "/echo?q=a%20b", NULL, 0, 0, &out), 200,
+	    "GET through the server");
+	ok(out.data && strstr(out.data, "\"q\": \"a b\"") &&
+	    strstr(out.data, "\"h\": \"hello\""),
+	    "query decoded and header passed");
+	is_int(fetch(port, "POST", "/echo", "0123456789", 10, 0, &out), 200,
+	    "small body accepted");
+	ok(out.data && strstr(out.data, "\"len\": 10"), "body read whole");
+	memset(big, 'x', sizeof(big));
+	is_int(fetch(port, "POST", "/echo", big, 150, 0, &out), 413,
+	    "declared oversize body refused");
+	ok(out.data && strstr(out.data, "limit of 100 bytes"),
+	    "413 names the limit");
+	is_int(fetch(port, "POST", "/echo", "0123456789012345678901234567890"
+	    "123456789012345678901234567890123456789012345678901234567890123456"
+	    "789012345678901234567890", 0, 1, &out), 413,
+	    "chunked oversize body refused");
+	is_int(fetch(port, "POST", "/upload", big, 4000, 0, &out), 200,
+	    "a route's own limit raises the cap");
+	ok(out.data && strstr(out.data, "\"len\": 4000"), "and reads it all");
+	is_int(fetch(port, "POST", "/upload", big, 5000, 0, &out), 413,
+	    "and still has one");
+	is_int(fetch(port, "HEAD", "/echo", NULL, 0, 0, &out), 200,
+	    "HEAD answered like GET");
+	is_int(out.len, 0, "HEAD has no body");
+	is_int(fetch(port, "GET", "/nope", NULL, 0, 0, &out), 404,
+	    "unknown path through the server");
+	http_stop(srv);
+	buf_release(&out);
+}
+
 int
 main(void)
 {
@@ -216,5 +324,6 @@ main(void)
 	test_dispatch();
 	test_params();
 	test_escape();
+	test_server();
 	return tap_done();
 }
