@@ -131,6 +131,14 @@ pipeline_unclaim(long long id, int wait)
 			break;
 		}
 	if (wait) {
+		time_t now = time(NULL);
+
+		/* drop expired entries of series that moved on meanwhile */
+		for (i = 0; i < pl_nwait;)
+			if (pl_wait[i].until <= now)
+				pl_wait[i] = pl_wait[--pl_nwait];
+			else
+				i++;
 		if (pl_nwait == pl_wait_cap) {
 			pl_wait_cap = pl_wait_cap ? 2 * pl_wait_cap : 64;
 			pl_wait = xrealloc(pl_wait, pl_wait_cap *
@@ -168,7 +176,8 @@ pipeline_run_series(struct db *db, long long id, volatile int *stop,
 	ctx.from = st->from;
 	ctx.to = st->to;
 	ctx.stop = stop;
-	buf_init(&ctx.err, 4096);
+	/* room for a first compiler error or a rejected hunk */
+	buf_init(&ctx.err, 64 << 10);
 	log_debug("pipeline: series %lld: %s -> %s", id, st->from, st->to);
 	r = st->fn(&ctx);
 	if (r == STAGE_WAIT) {
