@@ -320,6 +320,15 @@ test_inline(void)
 		is_str(s.patches[0].subject, "mine", "the wanted patch");
 		series_release(&s);
 	}
+	/* a v2 that resends one patch, not as a reply to v1's: b4 does not
+	   fill it from v1 (not a "sane" partial reroll), so it is incomplete */
+	buf_reset(&err);
+	is_int(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH 1/2] a\nMessage-Id: <a1@x>\n\nB\n" DIFF
+	    "\nFrom x\nFrom: A <a@x.org>\nSubject: [PATCH 2/2] b\nMessage-Id: <a2@x>\nIn-Reply-To: <a1@x>\n\nB\n" DIFF
+	    "\nFrom x\nFrom: A <a@x.org>\nSubject: [PATCH v2 2/2] b\nMessage-Id: <b2@x>\n\nB\n" DIFF,
+	    NULL, &s, &err), -1, "an unlinked partial v2 is not filled");
+	is_str(err.data, "patch 1/2 of v2 is missing", "and the gap is named");
+
 	/* [PATCH 6/5]: the counter wins */
 	buf_reset(&err);
 	is_int(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH 2/1] six\n"
