@@ -132,6 +132,7 @@ const struct agent_transition *agent_state_next(enum agent_phase,
 	    enum agent_event, enum agent_backend, enum agent_where);
 const char *agent_phase_name(enum agent_phase);
 const char *agent_action_name(enum agent_action);
+const char *agent_event_name(enum agent_event);
 int	agent_phase_parse(const char *);
 
 /*

@@ -129,6 +129,16 @@ agent_phase_parse(const char *s)
 }
 
 const char *
+agent_event_name(enum agent_event e)
+{
+	static const char *const n[] = { "start", "leased", "no-job",
+	    "downloaded", "download-bad", "booted", "ran", "uploaded",
+	    "lease-lost" };
+
+	return (size_t)e < sizeof(n) / sizeof(n[0]) ? n[e] : "?";
+}
+
+const char *
 agent_action_name(enum agent_action a)
 {
 	static const char *const n[] = { "lease", "download", "boot", "run",

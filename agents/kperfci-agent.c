@@ -351,16 +351,20 @@ agent_loop(struct agent *a)
 
 		t = agent_state_next(a->job.phase, ev, a->conf.backend, where);
 		if (t == NULL) {
-			log_warnx("no transition from %s on event %d; dropping "
-			    "the job", agent_phase_name(a->job.phase), ev);
+			log_warnx("no transition from %s on %s; dropping the "
+			    "job", agent_phase_name(a->job.phase),
+			    agent_event_name(ev));
 			agent_job_release(&a->job);
 			a->job.phase = AGENT_PH_IDLE;
 			agent_job_save(&a->job, a->conf.state_dir);
 			ev = AGENT_EV_NO_JOB;
 			continue;
 		}
-		log_debug("%s --%d--> %s: %s", agent_phase_name(t->phase), ev,
-		    agent_phase_name(t->next), agent_action_name(t->action));
+		/* An idle poll is not news. */
+		if (!(t->phase == AGENT_PH_IDLE && ev == AGENT_EV_NO_JOB))
+			log_debug("%s --%s--> %s: %s", agent_phase_name(t->phase),
+			    agent_event_name(ev), agent_phase_name(t->next),
+			    agent_action_name(t->action));
 		a->job.phase = t->next;
 		if (t->action != AGENT_ACT_BOOT || a->conf.backend != AGENT_KEXEC)
 			agent_job_save(&a->job, a->conf.state_dir);
