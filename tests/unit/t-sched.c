@@ -438,6 +438,41 @@ test_infra_vs_kernel_failure(void)
 	sched_comparison_release(&c);
 }
 
+/* Infrastructure failures past [sched] replacements (2): the boots are
+   lost; a side with none left fails the series saying so. */
+static void
+test_infra_exhausted(void)
+{
+	struct sched_comparison c;
+	struct buf err = BUF_INIT(0);
+	struct lease l;
+	long long sid;
+	int rc = STAGE_WAIT, rounds = 0;
+
+	fresh_store();
+	agent("a", "c-x");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	while (rc == STAGE_WAIT && rounds++ < 10) {
+		while (lease("a", "c-x", &l))
+			upload("a", &l, !strcmp(l.side, "base") ? "failed" :
+			    "done", 1000, 0.002);
+		buf_reset(&err);
+		rc = wait_stage(sid, &err);
+	}
+	is_int(rc, STAGE_FAIL, "exhausted: the series fails");
+	ok(err.data && strstr(err.data, "no base boot ran: 0 failed to boot, "
+	    "4 lost to infrastructure failures"), "exhausted: reason: %s",
+	    err.data ? err.data : "(null)");
+	sched_get(db, sid, &c);
+	is_int(c.replacements, 2, "exhausted: exactly [sched] replacements "
+	    "replacements were made");
+	is_int(c.njobs, 10, "exhausted: 8 jobs and 2 replacements");
+	is_int(c.base.lost, 4, "exhausted: 4 base boots lost");
+	sched_comparison_release(&c);
+	buf_release(&err);
+}
+
 static void
 test_every_boot_panicked(void)
 {
@@ -821,6 +856,7 @@ main(void)
 	test_lease_expiry();
 	test_infra_vs_kernel_failure();
 	test_every_boot_panicked();
+	test_infra_exhausted();
 	test_adaptive();
 	test_priority();
 	test_one_class();
