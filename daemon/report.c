@@ -593,9 +593,16 @@ report_repro_lines(const struct report *r, const char *server,
 	else
 		buf_addf(&t, "kperfci%s%s submit --mbox SERIES.mbox --wait\n",
 		    server ? " -s " : "", server ? server : "");
-	buf_addstr(&t, "# one boot by hand: save the job definition as "
-	    "matrix.conf, then in the guest\n"
-	    "kperfci-load --matrix matrix.conf\n");
+	if (server)
+		buf_addf(&t, "# one boot's workloads by hand, in a guest booted "
+		    "with either kernel:\ncurl -s %s/api/v1/series/%lld/"
+		    "comparison | jq -r .matrix > matrix.conf\n", server,
+		    r->series_id);
+	else
+		buf_addstr(&t, "# one boot's workloads by hand: save the job "
+		    "definition as matrix.conf, then in a guest booted with "
+		    "either kernel\n");
+	buf_addstr(&t, "kperfci-load --matrix matrix.conf\n");
 	if (html)
 		html_txt(b, t.data);
 	else
