@@ -59,4 +59,14 @@ is "$(jq -r .live "$T/f.json")" false "failed: not live"
 ok "failed: the JSON verdict agrees with the terminal" sh -c \
     "grep -qF \"verdict: \$(jq -r .verdict '$T/f.json')\" '$T/w.out'"
 
+# on a terminal: one line redrawn in place, with a bar
+if command -v script >/dev/null; then
+	script -qec "'$K' -s '$KD_URL' submit '$URL' --wait" /dev/null \
+	    >"$T/tty.out" 2>&1
+	is "$?" 1 "on a tty: a failed series exits 1"
+	ok "on a tty: the progress line is redrawn with a bar" sh -c \
+	    "tr '\\r' '\\n' <'$T/tty.out' | grep -Eq '^\\[[#.]{20}\\] state '"
+	like "verdict: failed: " "$T/tty.out" "on a tty: the verdict"
+fi
+
 test_done
