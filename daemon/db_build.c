@@ -129,6 +129,29 @@ db_build_tree_fetch_state(struct db *db, const char *name, const char *state,
 }
 
 int
+db_build_tree_fetch_get(struct db *db, const char *name, char **state,
+    char **err)
+{
+	sqlite3_stmt *st = dbb_prepare(db, "SELECT fetch_state, fetch_error "
+	    "FROM trees WHERE name = ?");
+	int r;
+
+	*state = *err = NULL;
+	if (!st)
+		return -1;
+	dbb_text(st, 1, name);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*state = dbb_col(st, 0);
+		*err = dbb_col(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (r == SQLITE_ROW)
+		return 0;
+	return r == SQLITE_DONE ? 1 : dbb_fail(db, "tree fetch get");
+}
+
+int
 db_build_claim(struct db *db, const char *key, const char *tree,
     const char *commit, const char *config, int64_t base_build, int64_t *id)
 {

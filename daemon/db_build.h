@@ -43,6 +43,11 @@ int	 db_build_tree_upsert(struct db *, const char *name, const char *url,
 int	 db_build_tree_fetch_state(struct db *, const char *name,
 	    const char *state, const char *error, const char *head);
 
+/* The last fetch of a tree: state (NULL: never fetched) and error, owned
+   by the caller.  0 found, 1 not found, -1 error. */
+int	 db_build_tree_fetch_get(struct db *, const char *name, char **state,
+	    char **error);
+
 /*
  * The build row of key, created (state queued) when missing.  *id gets its
  * id.  A failed row is reset to queued so it can be tried again.

@@ -401,6 +401,15 @@ stage_build_series_json(struct db *db, long long series_id, json_t *obj)
 	}
 	o = json_object();
 	json_object_set_new(o, "tree", stage_jstr(sb.tree));
+	{
+		char *fs = NULL, *fe = NULL;
+
+		if (db_build_tree_fetch_get(db, sb.tree, &fs, &fe) == 0 && fs)
+			json_object_set_new(o, "tree_fetch", json_pack(
+			    "{s:s,s:o}", "state", fs, "error", stage_jstr(fe)));
+		free(fs);
+		free(fe);
+	}
 	json_object_set_new(o, "base_commit", stage_jstr(sb.base_commit));
 	json_object_set_new(o, "base_choice", stage_jstr(sb.base_kind));
 	json_object_set_new(o, "base_reason", stage_jstr(sb.base_reason));
@@ -468,6 +477,22 @@ stage_build_series_html(struct db *db, long long series_id, struct buf *out)
 	buf_addstr(out, "<section id=\"builds\"><h2>Base and builds</h2>\n"
 	    "<dl><dt>tree</dt><dd>");
 	html_txt(out, sb.tree);
+	{
+		char *fs = NULL, *fe = NULL;
+
+		/* Trees with a URL: how their last fetch went. */
+		if (db_build_tree_fetch_get(db, sb.tree, &fs, &fe) == 0 && fs) {
+			buf_addstr(out, " (fetch ");
+			html_txt(out, fs);
+			if (fe) {
+				buf_addstr(out, ": ");
+				html_txt(out, fe);
+			}
+			buf_addstr(out, ")");
+		}
+		free(fs);
+		free(fe);
+	}
 	buf_addstr(out, "</dd><dt>base</dt><dd><code>");
 	html_txt(out, sb.base_commit);
 	buf_addstr(out, "</code> (");

@@ -802,14 +802,15 @@ tree_export(const char *path, const char *commit, const char *dir,
 		goto out;
 	}
 	idx_env = xasprintf("GIT_INDEX_FILE=%s/index", tmp);
-	prefix = xasprintf("--prefix=%s/", dir);
+	prefix = xasprintf("--work-tree=%s", dir);
 	env[0] = idx_env;
 	env[1] = NULL;
 	{
-		/* A private index: checkout-index writes the whole tree much
-		   faster than a libgit2 checkout, and touches no worktree. */
+		/* A private index and dir as the work tree (so bare, fetched
+		   repositories work too): checkout-index writes the whole tree
+		   much faster than a libgit2 checkout. */
 		const char *rt[] = { "read-tree", commit, NULL };
-		const char *co[] = { "checkout-index", "-a", "-f", prefix, NULL };
+		const char *co[] = { prefix, "checkout-index", "-a", "-f", NULL };
 
 		if (tree_git(path, rt, env, 300, NULL, err) != 0 ||
 		    tree_git(path, co, env, 1800, NULL, err) != 0)

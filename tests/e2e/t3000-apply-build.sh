@@ -189,4 +189,25 @@ is "$(jq -r .builds.base.id "$T/s.json")/$(jq -r .builds.patched.id "$T/s.json")
     "$BB/$PB" "resubmission reuses both builds (cache hit)"
 
 kd_stop
+
+# A tree with a URL: fetched (git CLI) into a bare repository, then the same
+# series applies and builds; an unreachable URL fails with git's reason.
+printf '[tree "remote"]\nurl = file://%s\npath = %s/remote.git\n[tree "gone"]\nurl = file://%s/nonexistent\npath = %s/gone.git\n' \
+    "$R" "$T" "$T" "$T" >>"$T/kperfcid.conf"
+sed -i 's/^\[build\]$/[build]\ntree = remote/' "$T/kperfcid.conf"
+ok "daemon restarts with a URL tree" kd_start
+F=$(submit "$T/good.mbox")
+ok "series on a fetched tree is built" wait_series "$F" 60 built
+get "$F"
+is "$(jq -r .builds.tree_fetch.state "$T/s.json")" done "fetch recorded as done"
+is "$(git --git-dir="$T/remote.git" rev-parse master)" "$HEAD" "fetched branch head"
+kd_stop
+sed -i 's/^tree = remote$/tree = gone/' "$T/kperfcid.conf"
+ok "daemon restarts with an unreachable tree" kd_start
+F2=$(submit "$T/good.mbox")
+ok "series on an unreachable tree fails" wait_series "$F2" 60 failed
+get "$F2"
+like "git fetch file://$T/nonexistent master: exit 128" "$T/s.json" \
+    "failure names the fetch and git's reason"
+kd_stop
 test_done
