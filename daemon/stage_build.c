@@ -228,7 +228,8 @@ stage_progress(void *arg, enum build_state st, int pct)
 		db_build_set_state(db, p->build_id, build_state_name(st), pct);
 }
 
-/* Builds one kernel and records it; *id gets the build row. */
+/* Builds one kernel and records it; *id gets the build row.  0 built,
+   -1 failed (reason in ctx->err), 1 interrupted by the daemon stopping. */
 static int
 stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
     const char *commit, const char *base_commit, const char *base_key,
@@ -260,6 +261,9 @@ stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
 		buf_addf(&ctx->err, "cannot store the build");
 		goto out;
 	}
+	/* Linked to the series now, so its page follows the live state. */
+	db_build_series_set_builds(ctx->db, ctx->series_id,
+	    base_commit ? base_id : *id, base_commit ? *id : 0);
 	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
 	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
 	opts.cache_dir = cache;
@@ -272,6 +276,13 @@ stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
 	opts.arg = &prog;
 	opts.cancel = ctx->stop;
 	if (build_run(&spec, &opts, &res) != 0) {
+		if (ctx->stop && *ctx->stop) {
+			/* Stopped by the daemon, not a result: the build
+			   starts over when the series is resumed. */
+			db_build_set_state(ctx->db, *id, "queued", -1);
+			rc = 1;
+			goto out;
+		}
 		db_build_finish(ctx->db, *id, "failed", res.dir[0] ? res.dir :
 		    NULL, NULL, res.error, res.log_tail, res.seconds,
 		    res.cc_lines);
@@ -303,7 +314,7 @@ stage_build(struct stage_ctx *ctx)
 	struct tree_conf tc;
 	int64_t base_id = 0, patched_id = 0;
 	char base_key[65], patched_key[65];
-	int rc = STAGE_FAIL, have_sb = 0;
+	int rc = STAGE_FAIL, have_sb = 0, r;
 	size_t mark;
 
 	memset(&tc, 0, sizeof(tc));
@@ -319,8 +330,13 @@ stage_build(struct stage_ctx *ctx)
 	if (stage_build_tree_conf(name, &tc, &ctx->err) != 0)
 		goto out;
 	mark = ctx->err.len;
-	if (stage_build_one(ctx, &tc, sb.base_commit, NULL, NULL, 0, &base_id,
-	    base_key) != 0) {
+	r = stage_build_one(ctx, &tc, sb.base_commit, NULL, NULL, 0, &base_id,
+	    base_key);
+	if (r == 1) {
+		rc = STAGE_WAIT;
+		goto out;
+	}
+	if (r != 0) {
 		char *why = xstrdup(ctx->err.data + mark);
 
 		ctx->err.len = mark;
@@ -331,8 +347,13 @@ stage_build(struct stage_ctx *ctx)
 		goto out;
 	}
 	db_build_series_set_builds(ctx->db, ctx->series_id, base_id, 0);
-	if (stage_build_one(ctx, &tc, sb.patched_commit, sb.base_commit,
-	    base_key, base_id, &patched_id, patched_key) != 0) {
+	r = stage_build_one(ctx, &tc, sb.patched_commit, sb.base_commit,
+	    base_key, base_id, &patched_id, patched_key);
+	if (r == 1) {
+		rc = STAGE_WAIT;
+		goto out;
+	}
+	if (r != 0) {
 		char *why = xstrdup(ctx->err.data + mark);
 
 		ctx->err.len = mark;

@@ -188,6 +188,25 @@ get "$G2"
 is "$(jq -r .builds.base.id "$T/s.json")/$(jq -r .builds.patched.id "$T/s.json")" \
     "$BB/$PB" "resubmission reuses both builds (cache hit)"
 
+# A daemon stopped in the middle of a build: the series stays applied (not
+# failed) and the build starts over when the daemon comes back.
+H2=$(submit "$T/hang.mbox")
+i=0
+while [ $i -lt 150 ]; do
+	st=$(curl -fs "$KD_URL/api/v1/series/$H2" | jq -r '.builds.patched.state // empty')
+	[ "$st" = building ] && break
+	sleep 0.2
+	i=$((i + 1))
+done
+is "$st" building "a patched build is running"
+ok "daemon stops during the build" kd_stop
+ok "daemon restarts" kd_start
+get "$H2"
+is "$(jq -r .state "$T/s.json")" applied "interrupted series is still applied"
+ok "the build is run again (and hits the limit)" wait_series "$H2" 60 failed
+get "$H2"
+like "timed out after 8 s" "$T/s.json" "reason: the time limit"
+
 kd_stop
 
 # A tree with a URL: fetched (git CLI) into a bare repository, then the same
