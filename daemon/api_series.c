@@ -1,8 +1,9 @@
 /*
  * api_series: the series JSON API and /healthz.
  *
- *	POST /api/v1/series		{"url", "version"?, "base"?} or an
- *					application/mbox body (?version=&base=)
+ *	POST /api/v1/series		{"url", "version"?, "base"?, "boots"?,
+ *					"matrix"?} or an application/mbox body
+ *					(?version=&base=&boots=)
  *					-> 202 {"id", "state": "queued"}
  *	GET  /api/v1/series		list, newest first (?limit=N)
  *	GET  /api/v1/series/{id}	one series with patches and trailers
@@ -159,9 +160,19 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		if (api_query_version(req, resp, &v) < 0)
 			goto out;
 		base = http_query(req, "base");
+		if (sched_request_boots(http_query(req, "boots"), &boots,
+		    &err) < 0) {
+			http_reply_error(resp, 400, "%s", err.data);
+			goto out;
+		}
 		if (intake_submit_mbox(req->db, req->body.data, req->body.len,
 		    v, base && *base ? base : NULL, &id, &err) < 0) {
 			http_reply_error(resp, 400, "%s", err.data);
+			goto out;
+		}
+		if (sched_request_store(req->db, id, NULL, boots) < 0) {
+			http_reply_error(resp, 500, "the submission's boots "
+			    "could not be stored");
 			goto out;
 		}
 		api_series_created(resp, id);

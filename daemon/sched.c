@@ -153,6 +153,32 @@ sched_request_parse(const json_t *body, const char **matrix, int *boots,
 }
 
 int
+sched_request_boots(const char *text, int *boots, struct buf *err)
+{
+	long long maxb = config_int(&app.cfg, "sched", NULL, "max_boots");
+	long long n = 0;
+	size_t i;
+
+	*boots = 0;
+	if (text == NULL || *text == '\0')
+		return 0;
+	if (maxb > SCHED_MAX_BOOTS)
+		maxb = SCHED_MAX_BOOTS;
+	for (i = 0; text[i] && n <= maxb; i++) {
+		if (text[i] < '0' || text[i] > '9')
+			break;
+		n = n * 10 + (text[i] - '0');
+	}
+	if (text[i] || n < 1 || n > maxb) {
+		buf_addf(err, "boots must be an integer between 1 and %lld, "
+		    "not \"%.32s\"", maxb, text);
+		return -1;
+	}
+	*boots = (int)n;
+	return 0;
+}
+
+int
 sched_request_store(struct db *db, long long sid, const char *matrix,
     int boots)
 {

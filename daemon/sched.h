@@ -79,6 +79,9 @@ int	sched_create(struct db *, long long sid, long long kbase,
  */
 int	sched_request_parse(const json_t *body, const char **matrix,
 	    int *boots, struct buf *err);
+/* The same check of "boots" given as text (?boots=N with an mbox upload);
+   NULL or "" leaves *boots 0. */
+int	sched_request_boots(const char *text, int *boots, struct buf *err);
 /* Stores them for series_id (nothing is stored when both are unset). */
 int	sched_request_store(struct db *, long long series_id,
 	    const char *matrix, int boots);

@@ -12,6 +12,8 @@
 
 command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
 command -v jq >/dev/null || skip_all "jq not installed"
+# the sandboxed build runs as an unprivileged user: it must reach the tree
+chmod 755 "$T"
 
 export GIT_AUTHOR_NAME="Jane Doe" GIT_AUTHOR_EMAIL="jane@example.org"
 export GIT_COMMITTER_NAME="Jane Doe" GIT_COMMITTER_EMAIL="jane@example.org"
@@ -72,9 +74,9 @@ TSHA=$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)
 kd_config "[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 30\njobs = 2\n[agent \"sim\"]\ntoken_sha256 = $TSHA\n[sched]\nboots = 2\nboot_step = 2\nmax_boots = 4"
 ok "daemon starts with [tree], [agent] and [sched]" kd_start
 
-submit() {	# submit MBOX -> prints the id
+submit() {	# submit MBOX [QUERY] -> prints the id
 	curl -s -o "$T/r.json" -X POST -H "Content-Type: application/mbox" \
-	    --data-binary @"$1" "$KD_URL/api/v1/series"
+	    --data-binary @"$1" "$KD_URL/api/v1/series${2:+?$2}"
 	jq -r .id "$T/r.json"
 }
 get() {		# get ID -> $T/s.json
@@ -152,8 +154,16 @@ jq -r .schedule.summary "$T/s.json" >"$T/sum"
 like "1 no change" "$T/sum" "summary: identical sides are no change"
 
 # every patched boot panics: the series fails with the console linked
-P=$(submit "$T/panics.mbox")
+# (submitted as a quick run: one boot per side)
+code=$(curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
+    -H "Content-Type: application/mbox" --data-binary @"$T/panics.mbox" \
+    "$KD_URL/api/v1/series?boots=x")
+is "$code" 400 "?boots=x refused"
+P=$(submit "$T/panics.mbox" boots=1)
 ok "second series reaches running" kd_wait_state "$P" running 60
+get "$P"
+is "$(jq -r .schedule.boots "$T/s.json")/$(jq -r '.schedule.jobs | length' "$T/s.json")" \
+    1/2 "?boots=1: one boot per side"
 while [ "$(agent /api/v1/agents/lease '{"agent": "sim"}')" = 200 ]; do
 	id=$(jq -r .job.id "$T/a.json")
 	att=$(jq -r .job.attempt "$T/a.json")
@@ -171,9 +181,8 @@ like "^every patched boot panicked" "$T/err" "reason: every patched boot panicke
 CON=$(grep -o '/api/v1/jobs/[0-9]*/console?attempt=[0-9]*' "$T/err")
 curl -s "$KD_URL$CON" >"$T/console"
 like "Kernel panic - not syncing" "$T/console" "the linked console log is the panic"
-is "$(jq -r .schedule.patched.boot_failed "$T/s.json")" 2 "2 patched boot failures counted"
-is "$(jq -r '[.schedule.jobs[] | select(.state == "boot-failed")] | length' "$T/s.json")" \
-    2 "kernel failures are not retried"
+is "$(jq -r .schedule.patched.boot_failed "$T/s.json")" 1 "the patched boot failure counted"
+is "$(jq -r '.schedule.jobs | length' "$T/s.json")" 2 "kernel failures are not retried"
 
 # a submission's own boots and matrix (a lore URL that will not fetch: the
 # options are stored with the series regardless)

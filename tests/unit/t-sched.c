@@ -679,6 +679,18 @@ test_request(void)
 		    rc == -1 && err.data ? err.data : "(accepted)");
 		json_decref(j);
 	}
+	is_int(sched_request_boots("3", &b, &err), 0, "request: ?boots=3");
+	is_int(b, 3, "request: ?boots=3 is 3");
+	is_int(sched_request_boots(NULL, &b, &err) + b, 0, "request: no "
+	    "?boots is 0");
+	buf_reset(&err);
+	rc = sched_request_boots("99999999999999999999", &b, &err);
+	ok(rc == -1 && err.data && strstr(err.data, "boots must be"),
+	    "request: ?boots overflow refused");
+	rc = sched_request_boots("2x", &b, &err);
+	ok(rc == -1, "request: ?boots=2x refused");
+	rc = sched_request_boots("0", &b, &err);
+	ok(rc == -1, "request: ?boots=0 refused");
 	j = json_loads("{\"url\": \"x\", \"boots\": 2, \"matrix\": "
 	    "\"[run \\\"quick\\\"]\\nworkload = null\\n\"}", 0, NULL);
 	ok(sched_request_parse(j, &m, &b, &err) == 0 && b == 2 && m,
