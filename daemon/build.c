@@ -581,11 +581,6 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	have_slot = 1;
 	build_report(opts, BUILD_CONFIGURING, -1);
 
-	s = xasprintf("%s/b", opts->cache_dir);
-	mkdir(opts->cache_dir, 0755);
-	mkdir(s, 0755);
-	free(s);
-	s = NULL;
 	/* A failed attempt leaves its directory; start over cleanly. */
 	build_rm_rf(res->dir);
 	if (mkdir(res->dir, 0755) == -1) {
