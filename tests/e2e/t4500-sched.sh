@@ -142,6 +142,14 @@ while [ "$(agent /api/v1/agents/lease '{"agent": "sim"}')" = 200 ]; do
 		    "progress names the current agent"
 	fi
 	upload "$id" "$att" done 1000 >/dev/null
+	if [ "$ORDER" = AB ]; then
+		# a restart mid-comparison resumes it from the store
+		ok "daemon stops mid-comparison" kd_stop
+		ok "daemon restarts" kd_start
+		get "$G"
+		is "$(jq -r .state "$T/s.json")/$(jq -r .schedule.base.done "$T/s.json")/$(jq -r .schedule.patched.queued "$T/s.json")" \
+		    running/1/1 "after the restart: still running, progress kept"
+	fi
 done
 is "$ORDER" ABAB "leases alternate base and patched"
 is "$KOK" yes "each side downloads its own kernel, sha256 as announced"
