@@ -197,9 +197,11 @@ int
 agent_job_state(struct db *db, long long id, char **state, char **reason)
 {
 	json_t *j;
-	int rc = db_job_get(db, id, &j);
+	int rc;
 
-	if (rc != 0)
+	/* Expiry is lazy (no reaper thread): whoever looks settles it. */
+	db_job_expire(db, (long long)time(NULL), NULL);
+	if ((rc = db_job_get(db, id, &j)) != 0)
 		return rc;
 	*state = xstrdup(json_string_value(json_object_get(j, "state")));
 	if (reason)

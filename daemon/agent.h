@@ -43,7 +43,9 @@ struct agent_job_spec {
 int	agent_enqueue(struct db *, const struct agent_job_spec *,
 	    long long *id, struct buf *err);
 /*
- * A job's state: "queued", "leased", "done", "failed", "boot-failed";
+ * A job's state: "queued", "leased", "done", "failed", "boot-failed"
+ * (expired leases are settled first, so a vanished agent's job reads
+ * "queued", or "failed" past max_attempts);
  * *reason (may be NULL) says why for the last three.  Both malloc'd.
  * 0, 1 unknown job, -1.
  */
