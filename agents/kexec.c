@@ -67,9 +67,14 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
 	if (agent_job_save(j, c->state_dir) == -1)
 		goto out;
 	agent_argv_split(c->kexec_exec, &exec);
-	run_argv(&exec, 300);
+	if (run_argv(&exec, 300) == -1) {
+		error("job %lld: '%s' failed; not rebooting", agent_job_id(j),
+		    c->kexec_exec);
+		goto out;
+	}
 	/* systemctl kexec returns once the shutdown is under way; we are
-	   about to be stopped.  Returning means nothing happened. */
+	   about to be stopped.  Still being here later means nothing
+	   happened. */
 	sleep(300);
 	error("job %lld: still running 300 s after '%s'", agent_job_id(j),
 	    c->kexec_exec);
@@ -190,7 +195,10 @@ kexec_return_home(const struct agent_conf *c)
 
 	log_info("returning to the home kernel: %s", c->reboot_cmd);
 	agent_argv_split(c->reboot_cmd, &a);
-	run_argv(&a, 300);
+	if (run_argv(&a, 300) == -1) {
+		agent_argv_release(&a);
+		return error("'%s' failed", c->reboot_cmd);
+	}
 	agent_argv_release(&a);
 	sleep(300);
 	return error("still running 300 s after '%s'", c->reboot_cmd);
