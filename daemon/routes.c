@@ -21,8 +21,8 @@ const struct route *const http_route_tables[] = {
 };
 
 const struct series_section series_sections[] = {
+	{ "result", api_comparison_series_json, ui_result_series_html },
 	{ "builds", stage_build_series_json, stage_build_series_html },
 	{ "schedule", sched_series_json, sched_series_html },
-	{ "result", api_comparison_series_json, ui_result_series_html },
 	{ NULL, NULL, NULL }
 };
