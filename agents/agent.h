@@ -36,6 +36,7 @@ struct agent_conf {
 	int	 poll_seconds;		/* idle wait between leases */
 	int	 backoff_max;		/* seconds, daemon down / garbage */
 	int	 heartbeat_seconds;
+	int	 keep;			/* kernels and job dirs kept in state */
 
 	/* qemu */
 	char	*qemu_bin;

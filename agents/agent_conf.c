@@ -33,6 +33,7 @@ static const struct ckey keys[] = {
 	{ "agent", "poll-seconds",	C_INT, S(poll_seconds), 1, 3600 },
 	{ "agent", "backoff-max",	C_INT, S(backoff_max), 1, 3600 },
 	{ "agent", "heartbeat-seconds",	C_INT, S(heartbeat_seconds), 1, 3600 },
+	{ "agent", "keep",		C_INT, S(keep), 1, 10000 },
 	{ "qemu", "binary",		C_STR, S(qemu_bin) },
 	{ "qemu", "busybox",		C_STR, S(busybox) },
 	{ "qemu", "sockets",		C_INT, S(sockets), 1, 8 },
@@ -70,6 +71,7 @@ agent_conf_defaults(struct agent_conf *c)
 	c->poll_seconds = 5;
 	c->backoff_max = 60;
 	c->heartbeat_seconds = 10;
+	c->keep = 8;
 	set_str(&c->qemu_bin, "qemu-system-x86_64");
 	set_str(&c->busybox, "/bin/busybox");
 	c->sockets = 2;

@@ -14,6 +14,7 @@
  * down or answers garbage the agent waits with exponential backoff and
  * tries again; it never gives a job up because of the daemon.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -338,6 +339,91 @@ where_now(struct agent *a)
 	return w;
 }
 
+struct aged {
+	char	*path;
+	time_t	 mtime;
+};
+
+static int
+aged_newest_first(const void *x, const void *y)
+{
+	const struct aged *a = x, *b = y;
+
+	return a->mtime < b->mtime ? 1 : a->mtime > b->mtime ? -1 : 0;
+}
+
+/* Removes a job directory: the files the qemu backend writes, then it. */
+static void
+remove_job_dir(const char *dir)
+{
+	static const char *const files[] = { "initramfs.cpio", "console.log",
+	    "results.log" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *p = xasprintf("%s/%s", dir, files[i]);
+
+		unlink(p);
+		free(p);
+	}
+	if (rmdir(dir) == -1 && errno != ENOENT)
+		log_warn("%s", dir);
+}
+
+/*
+ * Keeps the state directory from growing without bound: the `keep` newest
+ * kernels (kernels/SHA.bzImage) and job directories (job-ID-ATTEMPT) stay,
+ * older ones go.  The current job's kernel is the newest, so it stays.
+ */
+static void
+prune(const struct agent_conf *c, const char *sub, const char *prefix,
+    const char *suffix, int is_dir)
+{
+	char *dir = xasprintf("%s%s", c->state_dir, sub);
+	struct aged *v = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name), sl = strlen(suffix);
+		char *p;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+		    l < sl || strcmp(de->d_name + l - sl, suffix) != 0)
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (stat(p, &st) == -1 || (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir) {
+			free(p);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[n].path = p;
+		v[n++].mtime = st.st_mtime;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), aged_newest_first);
+	for (i = 0; i < n; i++) {
+		if ((int)i >= c->keep) {
+			log_debug("pruning %s", v[i].path);
+			if (is_dir)
+				remove_job_dir(v[i].path);
+			else if (unlink(v[i].path) == -1)
+				log_warn("%s", v[i].path);
+		}
+		free(v[i].path);
+	}
+	free(v);
+	free(dir);
+}
+
 static void
 agent_loop(struct agent *a)
 {
@@ -453,8 +539,11 @@ agent_loop(struct agent *a)
 		}
 		case AGENT_ACT_UPLOAD:
 			rc = do_upload(a);
-			if (rc == 0)
+			if (rc == 0) {
 				ev = AGENT_EV_UPLOADED;
+				prune(&a->conf, "/kernels", "", ".bzImage", 0);
+				prune(&a->conf, "", "job-", "", 1);
+			}
 			else if (rc == 1)
 				ev = AGENT_EV_LEASE_LOST;
 			else

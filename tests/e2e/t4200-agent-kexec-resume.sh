@@ -20,7 +20,7 @@ kd_config "[agents]\nlease = 60\nmax_attempts = 2\n$(ka_section k1)"
 ok "daemon starts" kd_start
 ka_fake_bzimage "$T/bz"
 KID=$(curl -s --data-binary @"$T/bz" "$KD_URL/api/v1/kernels" | jq -r .id)
-ka_config k1 "backend = kexec\n[kexec]\nbinary = /bin/false\nexec = /bin/false\nreboot = /bin/false\nappend = root=/dev/sda1 ro"
+ka_config k1 "backend = kexec\nkeep = 3\n[kexec]\nbinary = /bin/false\nexec = /bin/false\nreboot = /bin/false\nappend = root=/dev/sda1 ro"
 mkdir -p "$T/k1.state"
 
 # The agent registers this machine's own topology (kexec: no emulation).
@@ -45,6 +45,16 @@ lease_one() {
 lease_one
 J1=$J
 persist "$J1" booting
+# Old kernels and job directories, oldest first: only `keep` (3) survive
+# the next upload.
+mkdir -p "$T/k1.state/kernels"
+for i in 1 2 3 4 5 6; do
+	: >"$T/k1.state/kernels/old$i.bzImage"
+	mkdir -p "$T/k1.state/job-9$i-1"
+	: >"$T/k1.state/job-9$i-1/console.log"
+	touch -d "@$((1700000000 + i * 100))" "$T/k1.state/kernels/old$i.bzImage" \
+	    "$T/k1.state/job-9$i-1"
+done
 ka_start k1 --once
 ok "the agent handles the job and exits (--once)" sh -c "
 	i=0; while kill -0 \$(cat '$T/k1.pid') 2>/dev/null; do
@@ -56,6 +66,10 @@ like "the job kernel 6.12.0-kperfci did not come up; the machine is back in $(un
     "$T/j1.json" "the reason names both kernels"
 is "$(jq -r .attempts "$T/j1.json")" 1 "not retried"
 like '"phase":"idle"' "$T/k1.state/job.json" "the job file is back to idle"
+is "$(cd "$T/k1.state/kernels" && ls | sort | tr '\n' ' ')" \
+    "old4.bzImage old5.bzImage old6.bzImage " "the 3 newest kernels are kept"
+is "$(cd "$T/k1.state" && ls -d job-* | sort | tr '\n' ' ')" \
+    "job-94-1 job-95-1 job-96-1 " "the 3 newest job directories are kept"
 ok "nothing was loaded or rebooted" sh -c "! grep -Eq 'kexec -l|returning to the home' '$T/k1.log'"
 curl -s "$KD_URL/api/v1/agents" >"$T/agents.json"
 is "$(jq -r '.agents[0].backend' "$T/agents.json")" kexec "registered as a kexec agent"
