@@ -1229,10 +1229,9 @@ report_html_boots_chart(const struct stats_row *row, struct buf *b)
 		sr[s].mean = d->present ? d->mean : NAN;
 	}
 	buf_addf(&title, "%s", row->metric);
-	if (row->params && *row->params)
-		buf_addf(&title, " %s", row->params);
 	memset(&c, 0, sizeof(c));
 	c.title = title.data;
+	c.subtitle = row->params && *row->params ? row->params : NULL;
 	c.xlabel = "boot";
 	c.ylabel = row->unit;
 	c.x_integer = 1;
@@ -1263,10 +1262,9 @@ report_html_curve(const struct report_curve *cv, struct buf *b)
 		sr[s].mean = NAN;
 	}
 	buf_addf(&title, "scaling: %s", cv->metric);
-	if (*cv->rest)
-		buf_addf(&title, " %s", cv->rest);
 	memset(&c, 0, sizeof(c));
 	c.title = title.data;
+	c.subtitle = *cv->rest ? cv->rest : NULL;
 	c.xlabel = "tasks";
 	c.ylabel = cv->unit;
 	c.x_integer = 1;

@@ -18,7 +18,7 @@
 /* Plot margins, in pixels: room for tick labels, title and axis labels. */
 #define SVG_ML	58
 #define SVG_MR	12
-#define SVG_MT	30
+#define SVG_MT	34
 #define SVG_MB	36
 
 /* Fallback colours (when web/style.css is not loaded, e.g. a saved page). */
@@ -126,8 +126,8 @@ svg_cmp_xy(const void *a, const void *b)
 int
 svg_chart(struct buf *b, const struct svg_chart *c)
 {
-	int w = c->width > 0 ? c->width : 360, h = c->height > 0 ?
-	    c->height : 200;
+	int w = c->width > 0 ? c->width : 420, h = c->height > 0 ?
+	    c->height : 220;
 	double pw = w - SVG_ML - SVG_MR, ph = h - SVG_MT - SVG_MB;
 	struct svg_range xr = { 0, 0, 0 }, yr = { 0, 0, 0 };
 	double step, t, sx, sy;
@@ -163,10 +163,16 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 	buf_addf(b, "<rect class=\"svg-bg\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
 	    "height=\"%.1f\" fill=\"#fff\" stroke=\"#ccc\"/>\n", SVG_ML,
 	    SVG_MT, pw, ph);
-	buf_addf(b, "<text class=\"svg-title\" x=\"%d\" y=\"14\" "
-	    "font-size=\"12\" font-weight=\"bold\">", SVG_ML);
+	buf_addstr(b, "<text class=\"svg-title\" x=\"6\" y=\"14\" "
+	    "font-size=\"12\" font-weight=\"bold\">");
 	html_txt(b, c->title);
 	buf_addstr(b, "</text>\n");
+	if (c->subtitle) {
+		buf_addstr(b, "<text class=\"svg-subtitle\" x=\"6\" y=\"27\" "
+		    "font-size=\"10\" fill=\"#666\">");
+		html_txt(b, c->subtitle);
+		buf_addstr(b, "</text>\n");
+	}
 
 	/* y ticks and grid */
 	step = svg_nice_step(yr.hi - yr.lo, 4);
@@ -248,7 +254,7 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 		free(p);
 	}
 
-	/* legend, right-aligned above the plot */
+	/* legend, right-aligned below the plot (the title line may be long) */
 	legend_x = w - SVG_MR;
 	for (i = c->nseries; i-- > 0;) {
 		const struct svg_series *s = &c->series[i];
@@ -259,8 +265,8 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 			continue;
 		if (len > 24)
 			len = 24;
-		buf_addf(b, "<text x=\"%d\" y=\"26\" font-size=\"10\" "
-		    "text-anchor=\"end\" fill=\"%s\">", legend_x,
+		buf_addf(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" "
+		    "text-anchor=\"end\" fill=\"%s\">", legend_x, h - 6,
 		    svg_colour[side]);
 		html_txt(b, s->label);
 		buf_addstr(b, "</text>\n");

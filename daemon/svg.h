@@ -36,6 +36,8 @@ struct svg_chart {
 	int	 y_zero;		/* the y axis starts at 0 */
 	const struct svg_series *series;
 	size_t	 nseries;
+	const char *subtitle;		/* a second, smaller title line (outside
+					   text), or NULL */
 };
 
 /*

@@ -166,8 +166,10 @@ test_regression(void)
 	ok(strstr(html.data, "Verdict: <strong>regression</strong>") != NULL,
 	    "the verdict on top");
 	ok(strstr(html.data, "<svg") != NULL, "charts");
-	ok(strstr(html.data, "scaling: pages_per_sec mode=shmem") != NULL,
-	    "a scaling curve over tasks=2,4");
+	ok(strstr(html.data, "scaling: pages_per_sec</text>") != NULL &&
+	    strstr(html.data, "svg-subtitle\" x=\"6\" y=\"27\" "
+	    "font-size=\"10\" fill=\"#666\">mode=shmem</text>") != NULL,
+	    "a scaling curve over tasks=2,4, params without tasks as subtitle");
 	ok(strstr(html.data, "class=\"v-regression sig\"") != NULL,
 	    "the regression row is marked significant");
 	ok(strstr(html.data, "/builds/1") && strstr(html.data, "/builds/2"),

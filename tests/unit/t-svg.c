@@ -93,7 +93,8 @@ test_escaping(void)
 	static const double x[] = { 1, 2 }, y[] = { 10, 12 };
 	struct svg_series s = { "<b>base</b>", 0, x, y, 2, 1, 0, 11 };
 	struct svg_chart c = { "<script>alert('x')</script> & \"q\"",
-	    "tasks<", "pages/s\"><svg onload=x>", 0, 0, 1, 0, &s, 1 };
+	    "tasks<", "pages/s\"><svg onload=x>", 0, 0, 1, 0, &s, 1,
+	    "<i>sub</i>" };
 	struct buf b = BUF_INIT(0);
 
 	svg_chart(&b, &c);
@@ -101,6 +102,8 @@ test_escaping(void)
 	ok(strstr(b.data, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; "
 	    "&amp; &quot;q&quot;") != NULL, "title escaped as text");
 	ok(!strstr(b.data, "<b>"), "legend escaped");
+	ok(!strstr(b.data, "<i>") && strstr(b.data, "&lt;i&gt;sub&lt;/i&gt;"),
+	    "subtitle escaped");
 	ok(!strstr(b.data, "onload=x>"), "label cannot open an element");
 	is_int(count(b.data, "<svg"), 1, "one <svg> element");
 	is_int(count(b.data, "</svg>"), 1, "closed once");
@@ -123,7 +126,7 @@ test_nan_guard(void)
 	drawn = svg_chart(&b, &c);
 	is_int(drawn, 4, "only the finite points are drawn (2 per side)");
 	ok(no_nonfinite(b.data), "no nan/inf in the output");
-	n = circles_inside(b.data, 360, 200, &out);
+	n = circles_inside(b.data, 420, 220, &out);
 	is_int(n, 4, "four dots");
 	is_int(out, 0, "every dot inside the chart");
 	ok(!strstr(b.data, "svg-mean"), "no mean line for a NaN or inf mean");
