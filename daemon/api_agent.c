@@ -123,6 +123,7 @@ static int
 api_lease(struct http_req *req, struct http_resp *resp)
 {
 	json_t *o = agent_body(req, resp, check_lease), *job = NULL;
+	char *class = NULL;
 	int rc;
 
 	if (o == NULL)
@@ -135,19 +136,12 @@ api_lease(struct http_req *req, struct http_resp *resp)
 		goto out;
 	}
 	/* Jobs may be pinned to a class: the agent's, as registered. */
-	json_t *agents = NULL;
-	const char *class = NULL;
-	db_agent_list(req->db, &agents);
-	for (size_t i = 0; i < json_array_size(agents); i++) {
-		json_t *a = json_array_get(agents, i);
-
-		if (strcmp(json_string_value(json_object_get(a, "name")),
-		    body_agent(o)) == 0)
-			class = json_string_value(json_object_get(a, "class"));
+	if (db_agent_class(req->db, body_agent(o), &class) == -1) {
+		http_reply_error(resp, 500, "lease failed");
+		goto out;
 	}
 	rc = db_job_lease(req->db, body_agent(o), class, now(),
 	    lease_seconds(), &job);
-	json_decref(agents);
 	if (rc == -1)
 		http_reply_error(resp, 500, "lease failed");
 	else if (rc == 1)
@@ -160,6 +154,7 @@ api_lease(struct http_req *req, struct http_resp *resp)
 		http_reply_json(resp, 200, json_pack("{s:o}", PROTO_JOB, job));
 	}
 out:
+	free(class);
 	json_decref(o);
 	return 0;
 }

@@ -100,6 +100,23 @@ db_agent_register(struct db *db, const char *name, const char *class,
 }
 
 int
+db_agent_class(struct db *db, const char *name, char **class)
+{
+	sqlite3_stmt *st = prep(db, "SELECT class FROM agents WHERE name=?");
+	int rc;
+
+	*class = NULL;
+	if (st == NULL)
+		return -1;
+	btext(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*class = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+int
 db_agent_touch(struct db *db, const char *name, long long now)
 {
 	sqlite3_stmt *st = prep(db, "UPDATE agents SET last_seen=? "

@@ -18,6 +18,8 @@ struct db;
 int	db_agent_register(struct db *, const char *name, const char *class,
 	    const char *backend, const char *release, const json_t *topology,
 	    long long now);
+/* The agent's class (malloc'd): 0, 1 when not registered, -1. */
+int	db_agent_class(struct db *, const char *name, char **class);
 /* Updates last_seen; 0, 1 when the agent is not registered, -1. */
 int	db_agent_touch(struct db *, const char *name, long long now);
 /* Every agent as proto-like objects (plus class, state, job, last_seen). */
