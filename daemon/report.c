@@ -576,8 +576,8 @@ report_table_text(const struct stats_result *res, struct buf *b)
 	if (res->n == 0)
 		buf_addstr(b, "\n(no metrics)\n");
 	buf_addf(b, "\n* significant: the 95%% CI excludes 0 and the rank "
-	    "test agrees (alpha %.3g over %d looks)\n", res->opts.alpha,
-	    res->opts.looks);
+	    "test agrees (alpha %.3g over %d look%s)\n", res->opts.alpha,
+	    res->opts.looks, res->opts.looks == 1 ? "" : "s");
 }
 
 /* The commands that reproduce the result. */
@@ -1302,8 +1302,9 @@ report_html_results(const struct report *r, struct buf *b)
 	}
 	buf_addstr(b, "</table>\n<p class=\"note\">* significant: the 95% CI "
 	    "excludes 0 and the rank test agrees");
-	buf_addf(b, " (alpha %.3g over %d looks); the boot is the unit of "
-	    "replication.</p>\n", res->opts.alpha, res->opts.looks);
+	buf_addf(b, " (alpha %.3g over %d look%s); the boot is the unit of "
+	    "replication.</p>\n", res->opts.alpha, res->opts.looks,
+	    res->opts.looks == 1 ? "" : "s");
 
 	/* charts, per workload in table order */
 	buf_addstr(b, "<h3>Per-boot means</h3>\n");
