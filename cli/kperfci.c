@@ -28,7 +28,7 @@ static const struct command {
 	const char *help;
 } commands[] = {
 	{ "submit", cmd_submit, "submit URL [--version N] [--base REV] "
-	    "[--mbox FILE] [--no-follow]" },
+	    "[--mbox FILE] [--no-follow | --wait]" },
 	{ "status", cmd_status, "status [ID]" },
 	{ "stats compare", cmd_stats_compare, "stats compare --base FILE --test FILE [--json] [--seed N] [--resamples N]" },
 	{ "tree import", cmd_tree_import, "tree import --tarball FILE --name NAME [--dir DIR]" },

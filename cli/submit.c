@@ -1,8 +1,8 @@
 /*
  * submit, status: queue a series and follow it; show one or all series.
  *
- *	kperfci submit URL [--version N] [--base REV] [--no-follow]
- *	kperfci submit --mbox FILE [--version N] [--base REV] [--no-follow]
+ *	kperfci submit URL [--version N] [--base REV] [--no-follow | --wait]
+ *	kperfci submit --mbox FILE [--version N] [--base REV] [--no-follow | --wait]
  *	kperfci status [ID]
  */
 #include <getopt.h>
@@ -191,13 +191,13 @@ cmd_submit(int argc, char **argv)
 		case 'w': follow = 2; break;
 		default:
 			fprintf(stderr, "usage: kperfci submit URL [--version N]"
-			    " [--base REV] [--mbox FILE] [--no-follow]\n");
+			    " [--base REV] [--mbox FILE] [--no-follow | --wait]\n");
 			return 2;
 		}
 	}
 	if ((mbox && optind != argc) || (!mbox && optind != argc - 1)) {
 		fprintf(stderr, "usage: kperfci submit URL [--version N] "
-		    "[--base REV] [--mbox FILE] [--no-follow]\n");
+		    "[--base REV] [--mbox FILE] [--no-follow | --wait]\n");
 		return 2;
 	}
 	if (mbox) {
