@@ -166,6 +166,11 @@ qemu_build_argv(const struct agent_conf *c, const char *accel,
 		    s * c->cores_per_socket, (s + 1) * c->cores_per_socket - 1,
 		    s));
 	}
+	/* Entropy for the guest: without it getrandom() stalls under TCG and
+	   file-read spends its time waiting for the RNG (qemu.config has
+	   HW_RANDOM_VIRTIO). */
+	q(a, xstrdup("-device"));
+	q(a, xstrdup("virtio-rng-pci"));
 	q(a, xstrdup("-kernel"));
 	q(a, xstrdup(bzimage));
 	q(a, xstrdup("-initrd"));

@@ -358,7 +358,7 @@ test_qemu_argv(void)
 	    "-numa node,nodeid=0,cpus=0-1,memdev=m0 "
 	    "-object memory-backend-ram,id=m1,size=1024M "
 	    "-numa node,nodeid=1,cpus=2-3,memdev=m1 "
-	    "-kernel /k/bz -initrd /j/initramfs.cpio "
+	    "-device virtio-rng-pci -kernel /k/bz -initrd /j/initramfs.cpio "
 	    "-append console=ttyS0 panic=-1 kperfci.job=1.1 "
 	    "-serial file:/j/console.log -serial file:/j/results.log",
 	    "qemu argv: 2 sockets x 2 cores, memory per node");
