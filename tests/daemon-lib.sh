@@ -8,8 +8,8 @@
 #                             background (log in $T/kperfcid.log), waits
 #                             for /healthz; sets KD_URL and KD_PID
 #   kd_stop                   SIGTERM, waits for the exit; returns its status
-#   kd_wait_state ID STATE... [SECONDS]  polls /api/v1/series/ID until its
-#                             state is one of STATE (default 30 s)
+#   kd_wait_state ID STATE... polls /api/v1/series/ID until its state is
+#                             one of STATE, for $KD_WAIT seconds (default 30)
 #   kd_wait_rest ID [SECONDS] polls until the series rests (its "final" is
 #                             true: fetched before the build stages exist,
 #                             done, failed)
@@ -61,7 +61,7 @@ at_exit _kd_cleanup
 kd_wait_state() {
 	id=$1; shift
 	want=$*
-	secs=30
+	secs=${KD_WAIT:-30}
 	i=0
 	while [ $i -lt $((secs * 10)) ]; do
 		st=$(curl -fs "$KD_URL/api/v1/series/$id" | jq -r .state)
