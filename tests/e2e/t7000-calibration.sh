@@ -61,6 +61,14 @@ warmup = 1
 workload = fault-free
 mode = shmem
 tasks = node
+
+# the same run profiled (its own pass: a profile perturbs what it measures)
+[run "lock-profile-fault-free-shmem-node"]
+workload = lock-profile
+target = fault-free
+mode = shmem
+tasks = node
+iterations = 1
 EOF
 
 # ---- deterministic guest time ------------------------------------------------
@@ -132,6 +140,10 @@ ok "JSON: boots done on both sides, per-boot means for the charts" jq -e \
     '.progress.base.done >= 6 and .progress.patched.done >= 6 and
      ([.charts[] | select(.kind=="boots") | (.base | length) >= 6] | all)' \
     "$T/lru.json"
+ok "JSON: a lock-profile diff with both sides' profiles" jq -e \
+    '.lock_profiles[0].base_profiles >= 6 and .lock_profiles[0].patched_profiles >= 6 and (.lock_profiles[0].locks | length) > 0' \
+    "$T/lru.json"
+echo "# lock profile (lru-delay): $(jq -c '[.lock_profiles[0].locks[] | [.lock, .symbol, .base, .patched]]' "$T/lru.json")"
 ok "JSON: the machine has a hardware class of 2 sockets and 2 nodes" jq -e \
     '.machine.class | test("^2s-2n-")' "$T/lru.json"
 ok "JSON: no NaN anywhere (strict parse)" python3 -c '
