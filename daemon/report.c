@@ -476,6 +476,8 @@ report_row_name(struct buf *b, const struct stats_row *row)
 		buf_addf(b, " (%s)", row->params);
 }
 
+static void report_fmt_share(char *, size_t, double);
+
 /* ---- text --------------------------------------------------------------- */
 
 /*
@@ -725,12 +727,10 @@ report_text(const struct report *r, const char *server, struct buf *b)
 			const struct report_lock *l = &p->locks[k];
 			char a[16], c[16];
 
-			snprintf(a, sizeof(a), isfinite(l->share[0]) ?
-			    "%5.1f%%" : "     -", 100 * l->share[0]);
-			snprintf(c, sizeof(c), isfinite(l->share[1]) ?
-			    "%5.1f%%" : "     -", 100 * l->share[1]);
-			report_cleanf(b, "  %s   %s  %s (%s)\n", a, c, l->lock,
-			    l->symbol);
+			report_fmt_share(a, sizeof(a), l->share[0]);
+			report_fmt_share(c, sizeof(c), l->share[1]);
+			report_cleanf(b, "  %6s   %6s  %s (%s)\n", a, c,
+			    l->lock, l->symbol);
 		}
 	}
 	if (r->matrix) {
@@ -1326,13 +1326,23 @@ report_html_results(const struct report *r, struct buf *b)
 	report_curves_free(cv, nc);
 }
 
+/* A share as a percentage: two decimals below 1% so small shares differ. */
+static void
+report_fmt_share(char *out, size_t sz, double v)
+{
+	if (!isfinite(v))
+		snprintf(out, sz, "-");
+	else
+		snprintf(out, sz, v < 0.01 ? "%.2f%%" : "%.1f%%", 100 * v);
+}
+
 static void
 report_html_share(struct buf *b, double v)
 {
-	if (isfinite(v))
-		buf_addf(b, "<td class=\"num\">%.1f%%</td>", 100 * v);
-	else
-		buf_addstr(b, "<td class=\"num\">-</td>");
+	char s[32];
+
+	report_fmt_share(s, sizeof(s), v);
+	buf_addf(b, "<td class=\"num\">%s</td>", s);
 }
 
 static void
