@@ -2,7 +2,8 @@
  * wait: `kperfci submit URL --wait` follows a series from submission to
  * verdict in the terminal, then prints the text report (its table and
  * significant changes) and exits 0 when the comparison finished, 1 when
- * the series or the comparison failed.
+ * the series or the comparison failed or the series rests before the end
+ * (no tree or no agent configured: nothing more will happen by itself).
  *
  * It polls GET /api/v1/series/{id}/comparison, which answers from the
  * first moment (state, builds) to the last (verdict).  On a terminal the
@@ -206,8 +207,11 @@ submit_wait(long long id)
 			printf("verdict: %s\n\n", v.data);
 			buf_release(&v);
 			wait_report(id);
-			rc = (verdict && !strncmp(verdict, "failed", 6)) ||
-			    (state && !strcmp(state, "failed")) ? 1 : 0;
+			/* 0 only for a finished comparison: a failed one,
+			   or a series resting before the end ("waiting: no
+			   agent is configured"), has no result to give */
+			rc = state && !strcmp(state, "done") && !(verdict &&
+			    !strncmp(verdict, "failed", 6)) ? 0 : 1;
 			json_decref(j);
 			break;
 		}

@@ -64,6 +64,7 @@ report_release(struct report *r)
 	int s;
 
 	free(r->series_state);
+	free(r->series_rest);
 	free(r->series_error);
 	free(r->subject);
 	free(r->author);
@@ -382,6 +383,10 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 		snprintf(buf, sz, "failed: %s", r->series_error);
 		return buf;
 	}
+	if (r->series_rest) {
+		snprintf(buf, sz, "waiting: %s", r->series_rest);
+		return buf;
+	}
 	/* interim rows are shown, but a verdict waits for the last look */
 	if (report_is_live(r)) {
 		snprintf(buf, sz, "running");
@@ -420,7 +425,8 @@ static const char *
 report_verdict_class(const char *v)
 {
 	static const char *const k[] = { "regression", "improvement",
-	    "no change", "inconclusive", "failed", "mixed", "running" };
+	    "no change", "inconclusive", "failed", "mixed", "running",
+	    "waiting" };
 	size_t i;
 
 	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
@@ -595,7 +601,9 @@ report_repro_lines(const struct report *r, const char *server,
 	else
 		buf_addf(&t, "kperfci%s%s submit --mbox SERIES.mbox --wait\n",
 		    server ? " -s " : "", server ? server : "");
-	if (server)
+	if (!r->matrix)
+		;	/* no job definition yet: nothing to run by hand */
+	else if (server)
 		buf_addf(&t, "# one boot's workloads by hand, in a guest booted "
 		    "with either kernel:\ncurl -s %s/api/v1/series/%lld/"
 		    "comparison | jq -r .matrix > matrix.conf\n", server,
@@ -604,7 +612,8 @@ report_repro_lines(const struct report *r, const char *server,
 		buf_addstr(&t, "# one boot's workloads by hand: save the job "
 		    "definition as matrix.conf, then in a guest booted with "
 		    "either kernel\n");
-	buf_addstr(&t, "kperfci-load --matrix matrix.conf\n");
+	if (r->matrix)
+		buf_addstr(&t, "kperfci-load --matrix matrix.conf\n");
 	if (html)
 		html_txt(b, t.data);
 	else
@@ -700,8 +709,10 @@ report_text(const struct report *r, const char *server, struct buf *b)
 		report_cleanf(b, "  topology: %s\n", r->topology);
 	if (r->agent)
 		report_cleanf(b, "  agent:    %s\n", r->agent);
-	buf_addstr(b, "\nBoots (base and patched interleaved)\n");
-	report_progress_text(r, b);
+	if (r->comparison_id) {
+		buf_addstr(b, "\nBoots (base and patched interleaved)\n");
+		report_progress_text(r, b);
+	}
 	for (s = 0; s < 2; s++) {
 		const char *how = report_side_all_failed(r, s);
 
@@ -980,6 +991,7 @@ report_json(const struct report *r)
 	json_object_set_new(o, "series_state", report_jstring(
 	    r->series_state));
 	json_object_set_new(o, "live", json_boolean(report_is_live(r)));
+	json_object_set_new(o, "rest", report_jstring(r->series_rest));
 	json_object_set_new(o, "verdict", json_string(v));
 	json_object_set_new(o, "error", report_jstring(r->error ? r->error :
 	    r->series_error));
@@ -1644,7 +1656,8 @@ report_load(struct db *db, long long series_id, struct report *r)
 	if ((rc = db_series_get(db, series_id, 0, &s)) != 0)
 		return rc;
 	r->series_state = report_dup(s.state);
-	r->series_final = pipeline_state_is_final(s.state);
+	r->series_final = pipeline_series_rests(&s);
+	r->series_rest = report_dup(s.rest);
 	r->series_error = report_dup(s.error);
 	r->subject = report_dup(s.cover_subject);
 	r->author = report_dup(s.author);

@@ -87,7 +87,10 @@ struct report {
 	/* the series */
 	long long series_id;
 	char	*series_state;		/* pipeline state */
-	int	 series_final;
+	int	 series_final;		/* it rests: a final state, or a
+					   stage can do nothing (series_rest) */
+	char	*series_rest;		/* why it rests before the end ("no
+					   agent is configured"), or NULL */
 	char	*series_error;
 	char	*subject, *author, *source;	/* source: lore URL or NULL */
 	int	 version;
@@ -143,7 +146,8 @@ int	report_set_profiles(struct report *r, const json_t *base,
 
 /*
  * The overall verdict in words: "regression", "improvement", "no change",
- * "inconclusive", "running", "failed: every patched boot panicked"...
+ * "inconclusive", "running", "failed: every patched boot panicked",
+ * "waiting: <why the series rests>"...
  * Writes into buf (sz bytes), returns buf.
  */
 const char *report_verdict(const struct report *r, char *buf, size_t sz);

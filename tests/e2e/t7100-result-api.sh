@@ -32,17 +32,28 @@ ID=$(jq -r .id "$T/r.out")
 ok "it is fetched" kd_wait_state "$ID" fetched
 is "$(code "$KD_URL/api/v1/series/$ID/comparison")" 200 "comparison JSON: 200"
 cp "$T/r.out" "$T/c.json"
-is "$(jq -r '.live' "$T/c.json")" true "no tree: the series still moves (live)"
-is "$(jq -r '.verdict' "$T/c.json")" running "verdict: running"
+is "$(jq -r '.live' "$T/c.json")" false "no tree: the series rests (not live)"
+is "$(jq -r '.verdict' "$T/c.json")" "waiting: $(jq -r .rest "$T/c.json")" \
+    "verdict: waiting, with the reason it rests"
+like '"rest": "no \[tree\]' "$T/c.json" "the reason names the missing [tree]"
 is "$(jq -r '.comparison' "$T/c.json")" null "no comparison yet"
 is "$(jq -r '.rows | length' "$T/c.json")" 0 "no rows"
 ok "series JSON links its result" sh -c "curl -fs '$KD_URL/api/v1/series/$ID' | jq -e '.result.comparison == \"/api/v1/series/$ID/comparison\" and .result.report == \"/series/$ID/report.txt\"'"
 is "$(code "$KD_URL/series/$ID/report.txt")" 200 "report.txt: 200"
-like "^kperfci result for series $ID: running$" "$T/r.out" "report.txt: running"
+like "^kperfci result for series $ID: waiting: no \[tree\]" "$T/r.out" \
+    "report.txt: waiting"
+ok "report.txt: no boots or matrix lines before a comparison exists" sh -c \
+    "! grep -Eq 'boots done|matrix.conf' '$T/r.out'"
 like "Full result: http://127.0.0.1:$KD_PORT/series/$ID" "$T/r.out" \
     "links use the request's Host"
 code -H 'Host: evil.example.com/"><script>' "$KD_URL/series/$ID/report.txt" >/dev/null
 ok "a Host header with markup gives no links" sh -c "! grep -q 'Full result' '$T/r.out'"
+
+# a resting series: --wait stops (nothing more will happen) with status 1
+"$K" -s "$KD_URL" submit --mbox "$SRC/tests/fixtures/threads/basic.mbox" \
+    --wait >"$T/rest.out" 2>"$T/rest.err"
+is "$?" 1 "submit --wait: a series resting before the end exits 1"
+like "^verdict: waiting: no \[tree\]" "$T/rest.out" "and says why it waits"
 
 # ---- submit --wait to a failed verdict ---------------------------------------
 URL="http://127.0.0.1:$DEAD/test/nothing-here@example.org/"

@@ -353,6 +353,26 @@ test_empty_side_and_one_boot(void)
 	free(json);
 	report_release(&r);
 
+	/* resting before the end: nothing more will happen by itself */
+	model(&r);
+	free(r.state);
+	r.state = NULL;
+	r.comparison_id = 0;
+	free(r.series_state);
+	r.series_state = xstrdup("built");
+	r.series_rest = xstrdup("no agent is configured");
+	render(&r, &html, &text, &json);
+	is_str(report_verdict(&r, v, sizeof(v)),
+	    "waiting: no agent is configured", "a resting series: waiting");
+	ok(!report_is_live(&r), "a resting series is not live");
+	ok(json && strstr(json, "\"rest\":\"no agent is configured\""),
+	    "JSON: the reason it rests");
+	ok(json && strstr(json, "\"live\":false"), "JSON: not live");
+	ok(!strstr(text.data, "boots done"), "text: no boots before a "
+	    "comparison exists");
+	free(json);
+	report_release(&r);
+
 	/* no result at all yet */
 	model(&r);
 	free(r.state);
