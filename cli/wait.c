@@ -165,10 +165,12 @@ submit_wait(long long id)
 	struct buf line = BUF_INIT(0), last = BUF_INIT(0);
 	int tty = isatty(STDOUT_FILENO), errors = 0, st, rc = 1;
 	const char *verdict, *state;
-	char path[80];
+	char path[96];
 	json_t *j;
 
-	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison", id);
+	/* progress only while polling; the rows once, at the end */
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison?result=0",
+	    id);
 	for (;;) {
 		j = client_json("GET", path, NULL, &st);
 		if (!j) {
@@ -198,6 +200,12 @@ submit_wait(long long id)
 		}
 		if (!json_is_true(json_object_get(j, "live"))) {
 			struct buf v = BUF_INIT(0);
+
+			/* the verdict needs the rows: one full request */
+			json_decref(j);
+			*strchr(path, '?') = '\0';
+			if (!(j = client_json("GET", path, NULL, &st)))
+				break;
 
 			verdict = wait_str(j, "verdict");
 			state = wait_str(j, "series_state");

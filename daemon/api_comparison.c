@@ -2,7 +2,9 @@
  * api_comparison: the comparison of a series as data.
  *
  *	GET /api/v1/series/{id}/comparison	everything on the result page
- *						as JSON (report_json)
+ *						as JSON (report_json);
+ *						?result=0: progress only (no
+ *						rows, no statistics: cheap)
  *	GET /series/{id}/report.txt		the plain-text report, kernel
  *						test robot style, for replying
  *						to the thread (report_text)
@@ -23,8 +25,9 @@ static int
 api_comparison_load(struct http_req *req, struct http_resp *resp,
     struct report *r, int text)
 {
+	const char *q;
 	long long id;
-	int rc;
+	int rc, with;
 
 	report_init(r);
 	if (http_param_id(req, resp, "id", &id) < 0)
@@ -33,7 +36,10 @@ api_comparison_load(struct http_req *req, struct http_resp *resp,
 		http_reply_error(resp, 503, "store not available");
 		return -1;
 	}
-	if ((rc = report_load(req->db, id, r)) == 0)
+	/* ?result=0: progress only (cheap), for clients that poll */
+	with = !text && (q = http_query(req, "result")) && !strcmp(q, "0") ?
+	    0 : 1;
+	if ((rc = report_load(req->db, id, with, r)) == 0)
 		return 0;
 	if (text)
 		http_reply_text(resp, rc == 1 ? 404 : 500,

@@ -1564,7 +1564,7 @@ out:
 
 /* The scheduler's comparison of the series, its jobs and samples. */
 static int
-report_load_comparison(struct db *db, struct report *r)
+report_load_comparison(struct db *db, struct report *r, int with_result)
 {
 	struct sched_comparison c;
 	struct buf bs = BUF_INIT(STATS_MAX_FILE), ts = BUF_INIT(STATS_MAX_FILE);
@@ -1619,6 +1619,10 @@ report_load_comparison(struct db *db, struct report *r)
 	}
 	r->njobs = n;
 	r->topology = report_topology(db, c.class);
+	if (!with_result) {
+		rc = 0;
+		goto out;
+	}
 	if (sched_side_jsonl(db, c.id, "base", &bs) < 0 ||
 	    sched_side_jsonl(db, c.id, "patched", &ts) < 0) {
 		rc = error("report: samples of comparison %lld unreadable",
@@ -1645,7 +1649,8 @@ out:
 }
 
 int
-report_load(struct db *db, long long series_id, struct report *r)
+report_load(struct db *db, long long series_id, int with_result,
+    struct report *r)
 {
 	struct db_series s;
 	struct db_series_build sb;
@@ -1678,5 +1683,5 @@ report_load(struct db *db, long long series_id, struct report *r)
 		    &r->kernel[REPORT_PATCHED]);
 		db_series_build_release(&sb);
 	}
-	return report_load_comparison(db, r);
+	return report_load_comparison(db, r, with_result);
 }

@@ -15,7 +15,7 @@ ui_result_series_html(struct db *db, long long series_id, struct buf *out)
 	struct report r;
 	int rc;
 
-	rc = report_load(db, series_id, &r);
+	rc = report_load(db, series_id, 1, &r);
 	if (rc == 0 && (r.comparison_id || r.kernel[REPORT_BASE].build_id))
 		report_html(&r, out);
 	else if (rc < 0)

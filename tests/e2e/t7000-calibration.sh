@@ -146,6 +146,9 @@ ok "JSON: a lock-profile diff with both sides' profiles" jq -e \
 echo "# lock profile (lru-delay): $(jq -c '[.lock_profiles[0].locks[] | [.lock, .symbol, .base, .patched]]' "$T/lru.json")"
 ok "JSON: the machine has a hardware class of 2 sockets and 2 nodes" jq -e \
     '.machine.class | test("^2s-2n-")' "$T/lru.json"
+ok "JSON ?result=0: the same progress without rows (what pollers ask)" sh -c \
+    "curl -fs '$KD_URL/api/v1/series/$LRU_ID/comparison?result=0' |
+     jq -e '(.rows | length) == 0 and .progress.patched.done == $(jq .progress.patched.done "$T/lru.json")'"
 ok "JSON: no NaN anywhere (strict parse)" python3 -c '
 import json, sys
 for f in sys.argv[1:]:
