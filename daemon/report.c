@@ -1422,7 +1422,7 @@ report_html_jobs(const struct report *r, struct buf *b)
 	for (i = 0; i < r->njobs; i++) {
 		const struct report_job *j = &r->jobs[i];
 
-		buf_addf(b, "<tr><td><a href=\"/api/v1/jobs/%lld\">%lld</a>"
+		buf_addf(b, "<tr><td><a href=\"/jobs/%lld\">%lld</a>"
 		    "</td><td>%s</td><td>%d</td><td><span class=\"state "
 		    "state-", j->id, j->id, report_side_name(j->side), j->boot);
 		html_attr(b, j->state ? j->state : "unknown");
