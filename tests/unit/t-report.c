@@ -4,14 +4,27 @@
  * come from the real stats_compare over generated samples (a clear
  * regression, no change, hostile names, empty sides, one boot), or are
  * built by hand where stats would refuse the input (control bytes, NaN).
+ * Last, report_load on a real store: a comparison made by the scheduler,
+ * leased and uploaded the way agents do (one boot panics), read back
+ * through report_load and the routes.
  */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/agent.h"
+#include "daemon/app.h"
+#include "daemon/db.h"
+#include "daemon/db_agent.h"
+#include "daemon/http.h"
+#include "daemon/pipeline.h"
 #include "daemon/report.h"
+#include "daemon/sched.h"
 #include "lib/buf.h"
+#include "lib/proto.h"
+#include "lib/run.h"
 #include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
@@ -596,9 +609,249 @@ test_bad_samples(void)
 	buf_release(&err);
 }
 
+
+/* ---- report_load on a real store ----------------------------------------- */
+
+static char dir[] = "/tmp/t-report.XXXXXX";
+
+static long long
+fake_kernel(struct db *db, const char *tag)
+{
+	struct buf err = BUF_INIT(1024);
+	char img[0x400];
+	long long id = 0;
+
+	memset(img, 0, sizeof(img));
+	memcpy(img + 0x202, "HdrS", 4);
+	snprintf(img + 0x300, 0x100, "%s", tag);
+	if (agent_kernel_add(db, img, sizeof(img), tag, &id, &err) < 0)
+		printf("# kernel: %s\n", err.data);
+	buf_release(&err);
+	return id;
+}
+
+/* Leases the next job as agent a1 and uploads: "done" with samples around
+   mean and a lock profile, or a boot failure.  Returns the job's side. */
+static char *
+lease_upload(struct db *db, long long now, double base_mean,
+    double patched_mean, int fail_patched_boot)
+{
+	json_t *j = NULL, *row = NULL, *up, *samples;
+	const char *side;
+	char *out = NULL;
+	long long id;
+	int attempt, boot, it, failed;
+
+	if (db_job_lease(db, "a1", "cls", now, 600, &j) != 0)
+		return NULL;
+	id = json_integer_value(json_object_get(j, PROTO_ID));
+	attempt = (int)json_integer_value(json_object_get(j, PROTO_ATTEMPT));
+	db_job_get(db, id, &row);
+	side = json_string_value(json_object_get(row, "side"));
+	boot = (int)json_integer_value(json_object_get(row, "boot"));
+	out = xstrdup(side ? side : "?");
+	failed = !strcmp(out, "patched") && boot == fail_patched_boot;
+	samples = json_array();
+	for (it = 0; !failed && it < 3; it++)
+		json_array_append_new(samples, json_pack("{s:s,s:s,s:i,s:s,"
+		    "s:f,s:s,s:s}", "workload", "fault-free", "params",
+		    "mode=shmem,tasks=2", "iteration", it, "metric",
+		    "pages_per_sec", "value", (!strcmp(out, "base") ?
+		    base_mean : patched_mean) * (1 + 0.001 * (boot + it)),
+		    "unit", "pages/s", "better", "higher"));
+	up = json_pack("{s:s,s:i,s:s,s:o,s:[{s:s,s:s,s:s,s:[{s:s,s:s,s:f,"
+	    "s:[]}]}]}", PROTO_AGENT, "a1", PROTO_ATTEMPT, attempt,
+	    PROTO_STATUS, failed ? "boot-failed" : "done", PROTO_SAMPLES,
+	    samples, PROTO_PROFILES, "type", "lock-profile", "workload",
+	    "lock-profile", "params", "mode=shmem", "locks", "lock",
+	    "lru_lock", "symbol", "_raw_spin_lock", "share",
+	    !strcmp(out, "base") ? 0.1 : 0.5, "callers");
+	if (failed)
+		json_object_set_new(up, PROTO_REASON, json_string(
+		    "Kernel panic - not syncing: test"));
+	if (db_job_store(db, id, up, failed ? "console/x.log" : NULL, now) !=
+	    DB_STORED)
+		printf("# job %lld not stored\n", id);
+	json_decref(up);
+	json_decref(row);
+	json_decref(j);
+	return out;
+}
+
+static int
+get(const char *path, struct buf *body)
+{
+	struct http_req r;
+	struct http_resp resp;
+	int st;
+
+	const char *q = strchr(path, '?');
+	char *p = xstrndup(path, q ? (size_t)(q - path) : strlen(path));
+
+	/* the server splits the query off; so does this */
+	http_req_init(&r, "GET", p, 1 << 20);
+	if (q && strchr(q, '=')) {
+		char *k = xstrndup(q + 1, strchr(q, '=') - q - 1);
+
+		http_req_add_query(&r, k, strchr(q, '=') + 1);
+		free(k);
+	}
+	free(p);
+	r.db = app_db();
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &r, &resp);
+	st = resp.status;
+	buf_reset(body);
+	buf_addstr(body, resp.body.data ? resp.body.data : "");
+	http_resp_release(&resp);
+	http_req_release(&r);
+	return st;
+}
+
+static void
+test_store(void)
+{
+	struct buf err = BUF_INIT(0), body = BUF_INIT(0);
+	struct db_series_req sr = { .source = "upload" };
+	struct stage_ctx ctx;
+	volatile int stop = 0;
+	struct report r;
+	struct db *db;
+	json_t *topo, *j;
+	long long now = (long long)time(NULL), kb, kp;
+	int64_t sid = 0;
+	size_t i, nfailed = 0;
+	char path[96], *side;
+	int n, rc;
+
+	free(app.db_path);
+	app.db_path = xasprintf("%s/t.db", dir);
+	db = app_db();
+	ok(db && db_migrate(db, app.schema_dir) == 0, "a fresh store");
+	topo = json_pack("{s:i,s:i,s:i,s:s,s:i}", "sockets", 2, "nodes", 2,
+	    "cpus", 4, "cpu_model", "Test <CPU>", "memory_mb", 2048);
+	db_agent_register(db, "a1", "cls", "qemu", "6.12.0", topo, now);
+	json_decref(topo);
+	db_series_insert(db, &sr, &sid);
+	db_series_set_state(db, sid, "queued", "built", NULL);
+	is_int(report_load(db, sid, 1, &r), 0, "load before a comparison");
+	is_int(r.comparison_id, 0, "no comparison yet");
+	report_release(&r);
+	kb = fake_kernel(db, "base");
+	kp = fake_kernel(db, "patched");
+	ok(sched_create(db, sid, kb, kp, "built", "running", &err) == 0,
+	    "the scheduler creates the comparison %s", err.data ? err.data :
+	    "");
+	/* one agent runs every job: patched boot 2 panics */
+	for (n = 0; (side = lease_upload(db, now, 1000, 800, 2)); n++)
+		free(side);
+	is_int(n, 6, "six jobs leased and uploaded (3 per side)");
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.db = db;
+	ctx.series_id = sid;
+	ctx.from = "running";
+	ctx.to = "done";
+	ctx.stop = &stop;
+	buf_init(&ctx.err, 4096);
+	rc = stage_sched_wait(&ctx);
+	ok(rc == STAGE_OK, "the comparison finishes (%d %s)", rc,
+	    ctx.err.data ? ctx.err.data : "");
+	db_series_set_state(db, sid, "running", "done", NULL);
+	buf_release(&ctx.err);
+
+	is_int(report_load(db, sid, 1, &r), 0, "report_load");
+	ok(r.comparison_id > 0, "the comparison is found");
+	is_str(r.state, "done", "its state");
+	is_str(r.hw_class, "cls", "the hardware class");
+	ok(r.topology && strstr(r.topology, "2 sockets, 2 NUMA nodes, 4 CPUs, "
+	    "2048 MiB, Test <CPU> (qemu agent)"), "the topology line: %s",
+	    r.topology ? r.topology : "(null)");
+	is_int(r.side[0].done, 3, "base: 3 boots done");
+	is_int(r.side[1].done, 2, "patched: 2 boots done");
+	is_int(r.side[1].failed, 1, "patched: 1 boot failed");
+	is_int(r.njobs, 6, "six jobs");
+	for (i = 0; i < r.njobs; i++)
+		if (r.jobs[i].state && !strcmp(r.jobs[i].state,
+		    "boot-failed")) {
+			nfailed++;
+			ok(r.jobs[i].side == REPORT_PATCHED &&
+			    r.jobs[i].boot == 2, "the failed job is patched "
+			    "boot 2");
+			snprintf(path, sizeof(path), "/api/v1/jobs/%lld/console"
+			    "?attempt=1", r.jobs[i].id);
+			is_str(r.jobs[i].console, path, "its console link");
+			ok(r.jobs[i].reason && strstr(r.jobs[i].reason,
+			    "panic"), "its reason");
+		}
+	is_int(nfailed, 1, "one failed job");
+	ok(r.have_result && r.result.n == 1, "one row");
+	if (r.have_result && r.result.n == 1) {
+		is_int(r.result.rows[0].base.nboots, 3, "base boots in the row");
+		is_int(r.result.rows[0].test.nboots, 2, "patched boots in the "
+		    "row (the panicked one has no samples)");
+		ok(r.result.rows[0].pct_change < -19 &&
+		    r.result.rows[0].pct_change > -21, "about -20%%");
+	}
+	is_int(r.nprofiles, 1, "one lock profile");
+	if (r.nprofiles == 1) {
+		is_int(r.profiles[0].nprofiles[0], 3, "3 base profiles");
+		is_int(r.profiles[0].nprofiles[1], 2, "2 patched profiles");
+		ok(fabs(r.profiles[0].locks[0].share[1] - 0.5) < 1e-9,
+		    "patched lru_lock share");
+	}
+	ok(!report_is_live(&r), "done: not live");
+	report_release(&r);
+
+	is_int(report_load(db, sid, 0, &r), 0, "report_load without result");
+	ok(!r.have_result && r.nprofiles == 0 && r.side[1].failed == 1,
+	    "progress only");
+	report_release(&r);
+	is_int(report_load(db, sid + 100, 1, &r), 1, "an unknown series: 1");
+	report_release(&r);
+
+	/* through the routes */
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison",
+	    (long long)sid);
+	is_int(get(path, &body), 200, "GET comparison: 200");
+	j = json_loads(body.data, 0, NULL);
+	is_int(json_array_size(json_object_get(j, "rows")), 1, "JSON rows");
+	is_int(json_array_size(json_object_get(j, "failed_boots")), 1,
+	    "JSON failed boots");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison?result=0",
+	    (long long)sid);
+	is_int(get(path, &body), 200, "GET comparison?result=0: 200");
+	j = json_loads(body.data, 0, NULL);
+	ok(json_array_size(json_object_get(j, "rows")) == 0 &&
+	    json_integer_value(json_object_get(json_object_get(
+	    json_object_get(j, "progress"), "patched"), "failed")) == 1,
+	    "?result=0: progress without rows");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/series/%lld", (long long)sid);
+	is_int(get(path, &body), 200, "GET the series page: 200");
+	ok(strstr(body.data, "<section id=\"result\"") != NULL &&
+	    strstr(body.data, "<svg class=\"chart\"") != NULL,
+	    "the page has the result section with a chart");
+	ok(strstr(body.data, "Test &lt;CPU&gt;") != NULL,
+	    "the agent's CPU model, escaped");
+	snprintf(path, sizeof(path), "/series/%lld/report.txt",
+	    (long long)sid);
+	is_int(get(path, &body), 200, "GET report.txt: 200");
+	ok(strstr(body.data, "1 failed") != NULL, "report.txt: the failed "
+	    "boot");
+	is_int(get("/api/v1/series/x/comparison", &body), 400, "a bad id: 400");
+	buf_release(&err);
+	buf_release(&body);
+}
+
 int
 main(void)
 {
+	struct buf err = BUF_INIT(0);
+	const char *rm[] = { "rm", "-rf", dir, NULL };
+	struct run rr = { .argv = rm, .timeout_sec = 30 };
+	char *conf;
+
 	test_regression();
 	test_no_change_live();
 	test_hostile_names();
@@ -607,5 +860,22 @@ main(void)
 	test_all_failed();
 	test_profiles();
 	test_bad_samples();
+
+	if (!mkdtemp(dir))
+		return 1;
+	conf = xasprintf("[daemon]\ndata = %s\n[agent \"a1\"]\n"
+	    "token_sha256 = %064d\n[lore]\nallow = http://127.0.0.1:9/\n"
+	    "[sched]\nboots = 3\nboot_step = 3\nmax_boots = 3\n", dir, 0);
+	config_init(&app.cfg);
+	ok(config_parse(&app.cfg, "test", conf, &err) == 0, "config: %s",
+	    err.data ? err.data : "");
+	ok(app_setup(1, &err) == 0, "paths");
+	test_store();
+	app_db_close_thread();
+	app_release();
+	config_release(&app.cfg);
+	free(conf);
+	buf_release(&err);
+	run_cmd(&rr);
 	return tap_done();
 }
