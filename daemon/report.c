@@ -1229,8 +1229,9 @@ report_html_boots_chart(const struct stats_row *row, struct buf *b)
 		const struct stats_side *d = s ? &row->test : &row->base;
 
 		x[s] = xcalloc(d->nboots ? d->nboots : 1, sizeof(double));
+		/* x is the boot number: a failed boot leaves a gap */
 		for (i = 0; d->present && i < d->nboots; i++)
-			x[s][i] = (double)(i + 1);
+			x[s][i] = (double)d->boot_ids[i];
 		memset(&sr[s], 0, sizeof(sr[s]));
 		sr[s].label = report_side_name(s);
 		sr[s].side = s;
