@@ -330,6 +330,11 @@ test_fake_builds(void)
 	free(s);
 	close(lfd);
 
+	/* The directory must exist (a fresh clone has no var/ yet), so that
+	   the only thing stopping the write is the read-only bind. */
+	cmd = xasprintf("mkdir -p %s/var", KPERFCI_SRCDIR);
+	ok(sh(cmd) == 0, "fixture: %s/var exists", KPERFCI_SRCDIR);
+	free(cmd);
 	cmd = xasprintf("git checkout -q -b escape master && sed -i '1i EXTRA := esc' Makefile && printf '"
 	    "esc:\\n\\ttouch %s\\n' >> Makefile && git commit -qam esc",
 	    escape);
