@@ -247,9 +247,12 @@ test_fake_builds(void)
 	struct build_result base, again, patched, bad;
 	char *s, *p, *cmd, sum[65];
 	int lfd, port, rc;
-	/* Outside /tmp, which the sandbox replaces by its own tmpfs. */
-	char *escape = xasprintf("%s/var/t-build-escaped.%d", KPERFCI_SRCDIR,
-	    (int)getpid());
+	/* Outside /tmp and /var/tmp, which the sandbox replaces by tmpfs (the
+	   source tree itself may be under /tmp, as in a CI clone), in a
+	   directory anyone may write to, so that the only thing stopping the
+	   write is the sandbox's read-only bind. */
+	char *escdir = xasprintf("/var/cache/kperfci-t-build.%d", (int)getpid());
+	char *escape = xasprintf("%s/escaped", escdir);
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 
@@ -330,10 +333,8 @@ test_fake_builds(void)
 	free(s);
 	close(lfd);
 
-	/* The directory must exist (a fresh clone has no var/ yet), so that
-	   the only thing stopping the write is the read-only bind. */
-	cmd = xasprintf("mkdir -p %s/var", KPERFCI_SRCDIR);
-	ok(sh(cmd) == 0, "fixture: %s/var exists", KPERFCI_SRCDIR);
+	cmd = xasprintf("mkdir -p %s && chmod 1777 %s", escdir, escdir);
+	ok(sh(cmd) == 0, "fixture: %s is world-writable", escdir);
 	free(cmd);
 	cmd = xasprintf("git checkout -q -b escape master && sed -i '1i EXTRA := esc' Makefile && printf '"
 	    "esc:\\n\\ttouch %s\\n' >> Makefile && git commit -qam esc",
@@ -344,6 +345,8 @@ test_fake_builds(void)
 	    strstr(bad.log_tail, "Read-only file system"),
 	    "writing outside the build fails: %s", bad.error);
 	ok(access(escape, F_OK) == -1, "nothing was written outside");
+	rmdir(escdir);
+	free(escdir);
 	sh("git checkout -q -b secret master && sed -i '1i EXTRA := sec' "
 	    "Makefile && printf 'sec:\\n\\tcat /etc/shadow\\n' >> Makefile && "
 	    "git commit -qam sec");
