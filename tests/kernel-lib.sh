@@ -34,7 +34,18 @@ KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 
 kernel_cache_dir() {
 	d=${KPERFCI_TEST_CACHE:-$SRC/var/test-cache}
-	mkdir -p "$d" && (cd "$d" && pwd)
+	mkdir -p "$d" || return 1
+	# Builds run as uid 65534: a clone under a private directory (such
+	# as /root) is out of its reach, so the cache moves somewhere it can
+	# reach, still one per source tree.
+	if [ -z "${KPERFCI_TEST_CACHE:-}" ] &&
+	    ! setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    test -x "$d" 2>/dev/null; then
+		d=/var/cache/kperfci-test/$(printf %s "$SRC" | sha256sum | cut -c1-12)
+		mkdir -p "$d" && chmod 755 /var/cache/kperfci-test "$d" ||
+		    return 1
+	fi
+	(cd "$d" && pwd)
 }
 
 _kernel_locked() {
