@@ -47,6 +47,8 @@ struct agent_conf {
 	int	 boot_timeout;		/* seconds to the ready marker */
 	int	 job_timeout;		/* whole run */
 	int	 kvm_probe_timeout;
+	char	*icount;		/* TCG only: qemu -icount value, e.g.
+					   "shift=3,sleep=off", or "" */
 
 	/* kexec */
 	char	*kexec_bin;

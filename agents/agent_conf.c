@@ -43,6 +43,7 @@ static const struct ckey keys[] = {
 	{ "qemu", "boot-timeout",	C_INT, S(boot_timeout), 5, 3600 },
 	{ "qemu", "job-timeout",	C_INT, S(job_timeout), 10, 86400 },
 	{ "qemu", "kvm-probe-timeout",	C_INT, S(kvm_probe_timeout), 1, 600 },
+	{ "qemu", "icount",		C_STR, S(icount) },
 	{ "kexec", "binary",		C_STR, S(kexec_bin) },
 	{ "kexec", "exec",		C_STR, S(kexec_exec) },
 	{ "kexec", "reboot",		C_STR, S(reboot_cmd) },
@@ -78,6 +79,7 @@ agent_conf_defaults(struct agent_conf *c)
 	c->cores_per_socket = 2;
 	c->mem_per_node_mb = 1024;
 	set_str(&c->accel, "auto");
+	set_str(&c->icount, "");
 	c->boot_timeout = 120;
 	c->job_timeout = 3600;
 	c->kvm_probe_timeout = 20;
@@ -217,6 +219,13 @@ agent_conf_parse(struct agent_conf *c, const char *name, const char *text,
 		    strcmp(c->accel, "kvm")) {
 			buf_addf(err, "%s: accel: expected auto, tcg or kvm\n",
 			    name);
+			rc = -1;
+		}
+		/* One qemu argument: option syntax only, nothing else. */
+		if (strspn(c->icount, "abcdefghijklmnopqrstuvwxyz0123456789=,")
+		    != strlen(c->icount)) {
+			buf_addf(err, "%s: icount: expected qemu -icount "
+			    "options such as shift=3,sleep=off\n", name);
 			rc = -1;
 		}
 	}

@@ -151,6 +151,12 @@ qemu_build_argv(const struct agent_conf *c, const char *accel,
 	if (strcmp(accel, "kvm") == 0) {
 		q(a, xstrdup("-cpu"));
 		q(a, xstrdup("host"));
+	} else if (c->icount[0] != '\0') {
+		/* Guest time counted in executed instructions: on a shared,
+		   loaded host the guest clock otherwise follows the host's
+		   load and per-boot means spread by 40-50%. */
+		q(a, xstrdup("-icount"));
+		q(a, xstrdup(c->icount));
 	}
 	q(a, xstrdup("-m"));
 	q(a, xasprintf("%dM", c->sockets * c->mem_per_node_mb));

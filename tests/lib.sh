@@ -58,6 +58,7 @@ like() {
 		echo "not ok $tap_n - $3"
 		echo "#   /$1/ not in $2:"
 		head -c 2000 "$2" | sed 's/^/#   /'
+		echo	# the excerpt may end mid-line
 		tap_fail=$((tap_fail + 1))
 	fi
 }

@@ -37,15 +37,10 @@ mode = shmem
 tasks = node
 EOF
 # deterministic guest time, as in t7000
-cat >"$T/qemu-icount" <<'EOF'
-#!/bin/sh
-exec qemu-system-x86_64 "$@" -icount shift=3,sleep=off
-EOF
-chmod +x "$T/qemu-icount"
 
 kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[sched]\nboots = 3\nboot_step = 3\nmax_boots = 3\nmatrix = $T/matrix.conf\n$(ka_section q1)"
 ok "kperfcid starts" kd_start
-ka_config q1 "backend = qemu\n[qemu]\nbinary = $T/qemu-icount\naccel = tcg\nmemory-per-node = 512\nboot-timeout = 120\njob-timeout = 600"
+ka_config q1 "backend = qemu\n[qemu]\nicount = shift=3,sleep=off\naccel = tcg\nmemory-per-node = 512\nboot-timeout = 120\njob-timeout = 600"
 ka_start q1
 ok "the agent registers" ka_wait_log q1 "registered" 60
 

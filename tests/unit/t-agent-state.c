@@ -334,6 +334,10 @@ test_conf(void)
 	buf_reset(&err);
 	ok(agent_conf_parse(&c, "a.conf", "[agent]\nbackend = vm\n", &err) ==
 	    -1 && strstr(err.data, "backend"), "backend checked");
+	buf_reset(&err);
+	ok(agent_conf_parse(&c, "a.conf", "[qemu]\nicount = 3 -kernel /x\n",
+	    &err) == -1 && strstr(err.data, "icount: expected"),
+	    "icount is one option string, nothing else");
 	agent_conf_release(&c);
 	buf_release(&err);
 }
@@ -362,6 +366,22 @@ test_qemu_argv(void)
 	    "-append console=ttyS0 panic=-1 kperfci.job=1.1 "
 	    "-serial file:/j/console.log -serial file:/j/results.log",
 	    "qemu argv: 2 sockets x 2 cores, memory per node");
+	agent_argv_release(&a);
+
+	free(c.icount);
+	c.icount = xstrdup("shift=3,sleep=off");
+	qemu_argv(&c, "tcg", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
+	buf_reset(&all);
+	for (int i = 0; i < a.n; i++)
+		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
+	ok(strstr(all.data, " -accel tcg -icount shift=3,sleep=off -m ") != NULL,
+	    "icount follows -accel tcg: %s", all.data);
+	agent_argv_release(&a);
+	qemu_argv(&c, "kvm", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
+	buf_reset(&all);
+	for (int i = 0; i < a.n; i++)
+		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
+	ok(strstr(all.data, "-icount") == NULL, "no icount under kvm");
 	agent_argv_release(&a);
 	t = qemu_topology(&c);
 	is_int(json_integer_value(json_object_get(t, "nodes")), 2,

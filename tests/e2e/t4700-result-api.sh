@@ -1,5 +1,5 @@
 #!/bin/sh
-# t7100-result-api: the comparison JSON, report.txt and `kperfci submit
+# t4700-result-api: the comparison JSON, report.txt and `kperfci submit
 # --wait` on a real daemon without kernels or agents (fast): answers before
 # any comparison exists, bad ids, a series that fails (a lore that does not
 # answer) followed to its failed verdict with exit status 1, and links in
