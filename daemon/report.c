@@ -791,20 +791,31 @@ report_jstring(const char *s)
 }
 
 /* Scaling curves: rows of one workload and metric whose params differ only
-   by a numeric tasks= value.  The key is the params without tasks=. */
+   by their task count.  The count is ntasks= (what kperfci-load resolved
+   tasks=node / all / 0.5 to on the agent) or else a numeric tasks=; the
+   key is the params without either. */
 static int
 report_tasks_of(const char *params, char *rest, size_t sz, double *tasks)
 {
 	const char *p = params, *e;
 	struct buf o = BUF_INIT(0);
-	int found = 0;
+	int found = 0, have_n = 0;
+	double v;
 	char *end;
 
 	while (p && *p) {
 		e = p + strcspn(p, ",");
-		if (!strncmp(p, "tasks=", 6)) {
-			*tasks = strtod(p + 6, &end);
-			found = end != p + 6 && end == e && isfinite(*tasks);
+		if (!strncmp(p, "ntasks=", 7) || !strncmp(p, "tasks=", 6)) {
+			int is_n = p[0] == 'n';
+			const char *num = p + (is_n ? 7 : 6);
+
+			v = strtod(num, &end);
+			if (end != num && end == e && isfinite(v) &&
+			    (is_n || !have_n)) {
+				*tasks = v;
+				found = 1;
+				have_n |= is_n;
+			}
 		} else {
 			if (o.len)
 				buf_addch(&o, ',');

@@ -266,6 +266,25 @@ wl_configure(struct wl_run *r, const struct wl_def *d,
 		if (p && wl_check_value(d, p, r->vals[i], t) < 0)
 			goto fail;
 	}
+	/* tasks=node / all / 0.5 are resolved on the agent; ntasks= says to
+	   what, so results from different task counts form a scaling curve. */
+	for (i = 0; i < r->nparams; i++) {
+		int *cpus = NULL, ncpus = 0;
+
+		if (strcmp(r->keys[i], "tasks") != 0 ||
+		    strspn(r->vals[i], "0123456789") == strlen(r->vals[i]))
+			continue;
+		if (r->nparams < WL_MAX_PARAMS &&
+		    place_resolve(t, r->vals[i], &cpus, &ncpus) == 0) {
+			char num[16];
+
+			snprintf(num, sizeof(num), "%d", ncpus);
+			r->keys[r->nparams] = "ntasks";
+			r->vals[r->nparams++] = load_xstrdup(num);
+		}
+		free(cpus);
+		break;
+	}
 	r->params = sample_params(r->keys, (const char *const *)r->vals,
 	    r->nparams);
 	return 0;

@@ -65,20 +65,20 @@ test_params(void)
 
 	ok(conf(&r, "fault-free", (const char *[]){ "tasks=node:1", "mode=anon", "seconds=0.5", NULL }) == 0,
 	    "fault-free with node:1, anon");
-	is_str(r.params, "mode=anon,size=1M,tasks=node:1", "canonical params, sorted, defaults filled");
+	is_str(r.params, "mode=anon,ntasks=2,size=1M,tasks=node:1", "canonical params, sorted, defaults filled");
 	ok(r.seconds == 0.5 && r.iterations == 5 && r.warmup == 1, "run options parsed and defaulted");
 	wl_run_release(&r);
 
 	ok(conf(&r, "page-fault", (const char *[]){ "variant=3", "iterations=7", "warmup=0", NULL }) == 0,
 	    "page-fault variant 3");
-	is_str(r.params, "dir=/tmp,mode=process,tasks=all,thp=0,variant=3", "page-fault params");
+	is_str(r.params, "dir=/tmp,mode=process,ntasks=4,tasks=all,thp=0,variant=3", "page-fault params");
 	is_int(r.iterations, 7, "iterations");
 	is_int(r.warmup, 0, "warmup 0 allowed");
 	wl_run_release(&r);
 
 	ok(conf(&r, "lock-profile", (const char *[]){ "target=fault-free", "mode=anon", NULL }) == 0,
 	    "lock-profile takes its target's params");
-	is_str(r.params, "event=auto,freq=999,mode=anon,size=1M,target=fault-free,tasks=all,top=10",
+	is_str(r.params, "event=auto,freq=999,mode=anon,ntasks=4,size=1M,target=fault-free,tasks=all,top=10",
 	    "lock-profile params merge the target's");
 	wl_run_release(&r);
 

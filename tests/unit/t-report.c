@@ -241,6 +241,44 @@ test_regression(void)
 	buf_release(&text);
 }
 
+/* kperfci-load resolves tasks=node / all on the agent and says to what in
+   ntasks=: those rows form a scaling curve too. */
+static void
+test_scaling_ntasks(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char *json;
+	json_t *j;
+
+	model(&r);
+	gen(&bs, "fault-free", "mode=shmem,ntasks=2,tasks=node",
+	    "pages_per_sec", "pages/s", "higher", 4, 3, 100000, 2);
+	gen(&ts, "fault-free", "mode=shmem,ntasks=2,tasks=node",
+	    "pages_per_sec", "pages/s", "higher", 4, 3, 100000, 2);
+	gen(&bs, "fault-free", "mode=shmem,ntasks=4,tasks=all",
+	    "pages_per_sec", "pages/s", "higher", 4, 3, 150000, 2);
+	gen(&ts, "fault-free", "mode=shmem,ntasks=4,tasks=all",
+	    "pages_per_sec", "pages/s", "higher", 4, 3, 150000, 2);
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "ntasks: compute");
+	render(&r, &html, &text, &json);
+	ok(strstr(html.data, "scaling: pages_per_sec</text>") != NULL,
+	    "ntasks: tasks=node and tasks=all rows make a scaling curve");
+	j = json ? json_loads(json, 0, NULL) : NULL;
+	is_int(json_array_size(json_object_get(j, "charts")), 3,
+	    "ntasks: two boot charts and one scaling curve");
+	json_decref(j);
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
 static void
 test_no_change_live(void)
 {
@@ -853,6 +891,7 @@ main(void)
 	char *conf;
 
 	test_regression();
+	test_scaling_ntasks();
 	test_no_change_live();
 	test_hostile_names();
 	test_empty_side_and_one_boot();
