@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "daemon/db.h"
+#include "daemon/db_stmt.h"
 #include "daemon/series.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -224,21 +225,48 @@ out:
 
 /* ---- series ---------------------------------------------------------- */
 
-static char *
-col_str(sqlite3_stmt *st, int i)
+char *
+db_col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	return s ? xstrdup((const char *)s) : NULL;
 }
 
-static void
-bind_text(sqlite3_stmt *st, int i, const char *s)
+void
+db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+sqlite3_stmt *
+db_prep(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		error("db: %s", sqlite3_errmsg(db->h));
+		return NULL;
+	}
+	return st;
+}
+
+int
+db_step_done(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return error("db: %s%s%s", what ? what : "", what ? ": " : "",
+		    sqlite3_errmsg(db->h));
+	return 0;
 }
 
 static int
@@ -259,12 +287,12 @@ db_series_insert(struct db *db, const struct db_series_req *r, int64_t *id)
 	    "req_version, req_base, upload, state, submitted, updated) "
 	    "VALUES (?,?,?,?,?,?,?,'queued',?,?)", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, "insert series");
-	bind_text(st, 1, r->source);
-	bind_text(st, 2, r->lore_base);
-	bind_text(st, 3, r->lore_list);
-	bind_text(st, 4, r->msgid);
+	db_bind_text(st, 1, r->source);
+	db_bind_text(st, 2, r->lore_base);
+	db_bind_text(st, 3, r->lore_list);
+	db_bind_text(st, 4, r->msgid);
 	sqlite3_bind_int(st, 5, r->version);
-	bind_text(st, 6, r->base);
+	db_bind_text(st, 6, r->base);
 	if (r->upload)
 		sqlite3_bind_blob64(st, 7, r->upload, r->upload_len,
 		    SQLITE_TRANSIENT);
@@ -292,30 +320,30 @@ db_series_from_row(sqlite3_stmt *st, struct db_series *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->id = sqlite3_column_int64(st, 0);
-	s->source = col_str(st, 1);
-	s->lore_base = col_str(st, 2);
-	s->lore_list = col_str(st, 3);
-	s->msgid = col_str(st, 4);
+	s->source = db_col_dup(st, 1);
+	s->lore_base = db_col_dup(st, 2);
+	s->lore_list = db_col_dup(st, 3);
+	s->msgid = db_col_dup(st, 4);
 	s->req_version = sqlite3_column_int(st, 5);
-	s->req_base = col_str(st, 6);
-	s->state = col_str(st, 7);
-	s->error = col_str(st, 8);
+	s->req_base = db_col_dup(st, 6);
+	s->state = db_col_dup(st, 7);
+	s->error = db_col_dup(st, 8);
 	s->version = sqlite3_column_int(st, 9);
 	s->total = sqlite3_column_int(st, 10);
 	s->priority = sqlite3_column_int(st, 11);
-	s->cover_subject = col_str(st, 12);
-	s->cover_body = col_str(st, 13);
-	s->cover_msgid = col_str(st, 14);
-	s->change_id = col_str(st, 15);
-	s->base_commit = col_str(st, 16);
-	s->author = col_str(st, 17);
-	s->email = col_str(st, 18);
-	s->versions = col_str(st, 19);
+	s->cover_subject = db_col_dup(st, 12);
+	s->cover_body = db_col_dup(st, 13);
+	s->cover_msgid = db_col_dup(st, 14);
+	s->change_id = db_col_dup(st, 15);
+	s->base_commit = db_col_dup(st, 16);
+	s->author = db_col_dup(st, 17);
+	s->email = db_col_dup(st, 18);
+	s->versions = db_col_dup(st, 19);
 	s->submitted = sqlite3_column_int64(st, 20);
 	s->updated = sqlite3_column_int64(st, 21);
 	s->has_upload = sqlite3_column_int(st, 22);
-	s->rest = col_str(st, 23);
-	s->title = col_str(st, 24);
+	s->rest = db_col_dup(st, 23);
+	s->title = db_col_dup(st, 24);
 }
 
 static void
@@ -401,20 +429,20 @@ db_series_load_patches(struct db *db, struct db_series *s)
 		p->counter = sqlite3_column_int(st, 1);
 		p->total = sqlite3_column_int(st, 2);
 		p->from_version = sqlite3_column_int(st, 3);
-		p->subject = col_str(st, 4);
-		p->author = col_str(st, 5);
-		p->email = col_str(st, 6);
-		p->date = col_str(st, 7);
-		p->msgid = col_str(st, 8);
-		p->message = col_str(st, 9);
-		p->diff = col_str(st, 10);
+		p->subject = db_col_dup(st, 4);
+		p->author = db_col_dup(st, 5);
+		p->email = db_col_dup(st, 6);
+		p->date = db_col_dup(st, 7);
+		p->msgid = db_col_dup(st, 8);
+		p->message = db_col_dup(st, 9);
+		p->diff = db_col_dup(st, 10);
 		sqlite3_reset(tt);
 		sqlite3_bind_int64(tt, 1, p->id);
 		while ((r = sqlite3_step(tt)) == SQLITE_ROW) {
 			p->trailers = xrealloc(p->trailers,
 			    (p->ntrailers + 1) * sizeof(*p->trailers));
-			p->trailers[p->ntrailers].name = col_str(tt, 0);
-			p->trailers[p->ntrailers].value = col_str(tt, 1);
+			p->trailers[p->ntrailers].name = db_col_dup(tt, 0);
+			p->trailers[p->ntrailers].value = db_col_dup(tt, 1);
 			p->ntrailers++;
 		}
 		if (r != SQLITE_DONE) {
@@ -552,11 +580,11 @@ db_series_set_state(struct db *db, int64_t id, const char *from,
 	    "rest = NULL, updated = ? WHERE id = ? AND state = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return db_fail(db, "set state");
-	bind_text(st, 1, to);
-	bind_text(st, 2, err);
+	db_bind_text(st, 1, to);
+	db_bind_text(st, 2, err);
 	sqlite3_bind_int64(st, 3, time(NULL));
 	sqlite3_bind_int64(st, 4, id);
-	bind_text(st, 5, from);
+	db_bind_text(st, 5, from);
 	r = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
@@ -574,9 +602,9 @@ db_series_set_rest(struct db *db, int64_t id, const char *state,
 	if (sqlite3_prepare_v2(db->h, "UPDATE series SET rest = ? WHERE id = ? "
 	    "AND state = ?", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, "set rest");
-	bind_text(st, 1, reason);
+	db_bind_text(st, 1, reason);
 	sqlite3_bind_int64(st, 2, id);
-	bind_text(st, 3, state);
+	db_bind_text(st, 3, state);
 	r = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
@@ -603,14 +631,14 @@ db_insert_patch(struct db *db, sqlite3_stmt *pst, sqlite3_stmt *tst,
 	sqlite3_bind_int64(pst, 1, series_id);
 	sqlite3_bind_int(pst, 2, p->counter);
 	sqlite3_bind_int(pst, 3, p->total);
-	bind_text(pst, 4, p->subject ? p->subject : "");
-	bind_text(pst, 5, p->author);
-	bind_text(pst, 6, p->email);
-	bind_text(pst, 7, p->date);
+	db_bind_text(pst, 4, p->subject ? p->subject : "");
+	db_bind_text(pst, 5, p->author);
+	db_bind_text(pst, 6, p->email);
+	db_bind_text(pst, 7, p->date);
 	sqlite3_bind_int64(pst, 8, p->date_epoch);
-	bind_text(pst, 9, p->msgid);
-	bind_text(pst, 10, p->message);
-	bind_text(pst, 11, p->diff);
+	db_bind_text(pst, 9, p->msgid);
+	db_bind_text(pst, 10, p->message);
+	db_bind_text(pst, 11, p->diff);
 	sqlite3_bind_int(pst, 12, p->from_version);
 	if (sqlite3_step(pst) != SQLITE_DONE)
 		return db_fail(db, "insert patch");
@@ -619,8 +647,8 @@ db_insert_patch(struct db *db, sqlite3_stmt *pst, sqlite3_stmt *tst,
 		sqlite3_reset(tst);
 		sqlite3_bind_int64(tst, 1, pid);
 		sqlite3_bind_int(tst, 2, (int)i);
-		bind_text(tst, 3, p->trailers[i].name);
-		bind_text(tst, 4, p->trailers[i].value);
+		db_bind_text(tst, 3, p->trailers[i].name);
+		db_bind_text(tst, 4, p->trailers[i].value);
 		if (sqlite3_step(tst) != SQLITE_DONE)
 			return db_fail(db, "insert trailer");
 	}
@@ -657,20 +685,20 @@ db_series_store_picked(struct db *db, int64_t id, const struct series *s,
 		db_fail(db, "store series");
 		goto rollback;
 	}
-	bind_text(up, 1, to);
+	db_bind_text(up, 1, to);
 	sqlite3_bind_int(up, 2, s->version);
 	sqlite3_bind_int(up, 3, s->total);
-	bind_text(up, 4, s->cover_subject);
-	bind_text(up, 5, s->cover_body);
-	bind_text(up, 6, s->cover_msgid);
-	bind_text(up, 7, s->change_id);
-	bind_text(up, 8, s->base_commit);
-	bind_text(up, 9, s->author);
-	bind_text(up, 10, s->email);
-	bind_text(up, 11, versions.data);
+	db_bind_text(up, 4, s->cover_subject);
+	db_bind_text(up, 5, s->cover_body);
+	db_bind_text(up, 6, s->cover_msgid);
+	db_bind_text(up, 7, s->change_id);
+	db_bind_text(up, 8, s->base_commit);
+	db_bind_text(up, 9, s->author);
+	db_bind_text(up, 10, s->email);
+	db_bind_text(up, 11, versions.data);
 	sqlite3_bind_int64(up, 12, time(NULL));
 	sqlite3_bind_int64(up, 13, id);
-	bind_text(up, 14, from);
+	db_bind_text(up, 14, from);
 	if (sqlite3_step(up) != SQLITE_DONE) {
 		db_fail(db, "store series");
 		goto rollback;

@@ -10,31 +10,11 @@
 #include <sqlite3.h>
 
 #include "daemon/db.h"
+#include "daemon/db_stmt.h"
 #include "daemon/db_agent.h"
 #include "lib/log.h"
 #include "lib/proto.h"
 #include "lib/xalloc.h"
-
-static sqlite3_stmt *
-prep(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
-		error("db: %s", sqlite3_errmsg(db_handle(db)));
-		return NULL;
-	}
-	return st;
-}
-
-static void
-btext(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
 
 static json_t *
 ctext(sqlite3_stmt *st, int i)
@@ -42,21 +22,6 @@ ctext(sqlite3_stmt *st, int i)
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	return s ? json_string((const char *)s) : json_null();
-}
-
-/* Runs a prepared statement to completion; 0 or -1. */
-static int
-done(struct db *db, sqlite3_stmt *st)
-{
-	int rc;
-
-	if (st == NULL)
-		return -1;
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return error("db: %s", sqlite3_errmsg(db_handle(db)));
-	return 0;
 }
 
 int
@@ -67,7 +32,7 @@ db_agent_register(struct db *db, const char *name, const char *class,
 	char *topo = json_dumps(t, JSON_COMPACT | JSON_SORT_KEYS);
 	int rc;
 
-	st = prep(db, "INSERT INTO agents (name, class, backend, "
+	st = db_prep(db, "INSERT INTO agents (name, class, backend, "
 	    "kernel_release, sockets, nodes, cpus, cores, cpu_model, "
 	    "memory_mb, topology, state, registered, last_seen) VALUES "
 	    "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,'idle',?12,?12) "
@@ -75,10 +40,10 @@ db_agent_register(struct db *db, const char *name, const char *class,
 	    "kernel_release=?4, sockets=?5, nodes=?6, cpus=?7, cores=?8, "
 	    "cpu_model=?9, memory_mb=?10, topology=?11, last_seen=?12");
 	if (st) {
-		btext(st, 1, name);
-		btext(st, 2, class);
-		btext(st, 3, backend);
-		btext(st, 4, release);
+		db_bind_text(st, 1, name);
+		db_bind_text(st, 2, class);
+		db_bind_text(st, 3, backend);
+		db_bind_text(st, 4, release);
 		sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(t,
 		    PROTO_SOCKETS)));
 		sqlite3_bind_int64(st, 6, json_integer_value(json_object_get(t,
@@ -87,14 +52,14 @@ db_agent_register(struct db *db, const char *name, const char *class,
 		    PROTO_CPUS)));
 		sqlite3_bind_int64(st, 8, json_integer_value(json_object_get(t,
 		    PROTO_CORES)));
-		btext(st, 9, json_string_value(json_object_get(t,
+		db_bind_text(st, 9, json_string_value(json_object_get(t,
 		    PROTO_CPU_MODEL)));
 		sqlite3_bind_int64(st, 10, json_integer_value(json_object_get(t,
 		    PROTO_MEMORY_MB)));
-		btext(st, 11, topo);
+		db_bind_text(st, 11, topo);
 		sqlite3_bind_int64(st, 12, now);
 	}
-	rc = done(db, st);
+	rc = db_step_done(db, st, NULL);
 	free(topo);
 	return rc;
 }
@@ -102,13 +67,13 @@ db_agent_register(struct db *db, const char *name, const char *class,
 int
 db_agent_class(struct db *db, const char *name, char **class)
 {
-	sqlite3_stmt *st = prep(db, "SELECT class FROM agents WHERE name=?");
+	sqlite3_stmt *st = db_prep(db, "SELECT class FROM agents WHERE name=?");
 	int rc;
 
 	*class = NULL;
 	if (st == NULL)
 		return -1;
-	btext(st, 1, name);
+	db_bind_text(st, 1, name);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*class = xstrdup((const char *)sqlite3_column_text(st, 0));
@@ -119,14 +84,14 @@ db_agent_class(struct db *db, const char *name, char **class)
 int
 db_agent_touch(struct db *db, const char *name, long long now)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE agents SET last_seen=? "
+	sqlite3_stmt *st = db_prep(db, "UPDATE agents SET last_seen=? "
 	    "WHERE name=?");
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
-	btext(st, 2, name);
-	if (done(db, st) == -1)
+	db_bind_text(st, 2, name);
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	return sqlite3_changes(db_handle(db)) ? 0 : 1;
 }
@@ -141,7 +106,7 @@ int
 db_agent_list_at(struct db *db, long long now, int offline_after,
     json_t **out)
 {
-	sqlite3_stmt *st = prep(db, "SELECT name, class, backend, "
+	sqlite3_stmt *st = db_prep(db, "SELECT name, class, backend, "
 	    "kernel_release, sockets, nodes, cpus, cores, cpu_model, "
 	    "memory_mb, topology, state, job_id, registered, last_seen "
 	    "FROM agents ORDER BY name");
@@ -199,21 +164,21 @@ db_kernel_insert(struct db *db, const char *sha, long long size,
 	sqlite3_stmt *st;
 	int rc;
 
-	st = prep(db, "INSERT INTO kernels (sha256, size, path, release, note, "
+	st = db_prep(db, "INSERT INTO kernels (sha256, size, path, release, note, "
 	    "created) VALUES (?,?,?,?,?,strftime('%s','now')) "
 	    "ON CONFLICT(sha256) DO NOTHING");
 	if (st == NULL)
 		return -1;
-	btext(st, 1, sha);
+	db_bind_text(st, 1, sha);
 	sqlite3_bind_int64(st, 2, size);
-	btext(st, 3, path);
-	btext(st, 4, release);
-	btext(st, 5, note);
-	if (done(db, st) == -1)
+	db_bind_text(st, 3, path);
+	db_bind_text(st, 4, release);
+	db_bind_text(st, 5, note);
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
-	if ((st = prep(db, "SELECT id FROM kernels WHERE sha256=?")) == NULL)
+	if ((st = db_prep(db, "SELECT id FROM kernels WHERE sha256=?")) == NULL)
 		return -1;
-	btext(st, 1, sha);
+	db_bind_text(st, 1, sha);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
@@ -225,7 +190,7 @@ int
 db_kernel_get(struct db *db, long long id, char **sha, long long *size,
     char **path)
 {
-	sqlite3_stmt *st = prep(db, "SELECT sha256, size, path FROM kernels "
+	sqlite3_stmt *st = db_prep(db, "SELECT sha256, size, path FROM kernels "
 	    "WHERE id=?");
 	int rc;
 
@@ -252,33 +217,33 @@ db_job_insert(struct db *db, const struct db_job_new *j, long long now,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((st = prep(db, "SELECT 1 FROM kernels WHERE id=?")) == NULL)
+	if ((st = db_prep(db, "SELECT 1 FROM kernels WHERE id=?")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, j->kernel_id);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 1 : -1;
-	st = prep(db, "INSERT INTO jobs (kernel_id, matrix, cmdline, priority, "
+	st = db_prep(db, "INSERT INTO jobs (kernel_id, matrix, cmdline, priority, "
 	    "comparison_id, side, boot, class, max_attempts, created, updated) "
 	    "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, j->kernel_id);
-	btext(st, 2, j->matrix);
-	btext(st, 3, j->cmdline ? j->cmdline : "");
+	db_bind_text(st, 2, j->matrix);
+	db_bind_text(st, 3, j->cmdline ? j->cmdline : "");
 	sqlite3_bind_int(st, 4, j->priority);
 	if (j->comparison_id)
 		sqlite3_bind_int64(st, 5, j->comparison_id);
 	else
 		sqlite3_bind_null(st, 5);
-	btext(st, 6, j->side);
+	db_bind_text(st, 6, j->side);
 	sqlite3_bind_int(st, 7, j->boot);
-	btext(st, 8, j->class);
+	db_bind_text(st, 8, j->class);
 	sqlite3_bind_int(st, 9, j->max_attempts > 0 ? j->max_attempts : 3);
 	sqlite3_bind_int64(st, 10, now);
 	sqlite3_bind_int64(st, 11, now);
-	if (done(db, st) == -1)
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db_handle(db));
 	return 0;
@@ -300,26 +265,26 @@ expire_where(struct db *db, const char *where, long long now,
 	    "reason='lease expired' WHERE ended IS NULL AND "
 	    "(job_id, attempt) IN (SELECT id, attempts FROM jobs WHERE "
 	    "state='leased' AND %s)", where);
-	st = prep(db, sql);
+	st = db_prep(db, sql);
 	free(sql);
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
 	if (agent)
-		btext(st, 2, agent);
-	if (done(db, st) == -1)
+		db_bind_text(st, 2, agent);
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	sql = xasprintf("UPDATE agents SET state='idle', job_id=NULL WHERE "
 	    "job_id IN (SELECT id FROM jobs WHERE state='leased' AND %s)",
 	    where);
-	st = prep(db, sql);
+	st = db_prep(db, sql);
 	free(sql);
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
 	if (agent)
-		btext(st, 2, agent);
-	if (done(db, st) == -1)
+		db_bind_text(st, 2, agent);
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	sql = xasprintf("UPDATE jobs SET "
 	    "state = CASE WHEN attempts >= max_attempts THEN 'failed' "
@@ -329,14 +294,14 @@ expire_where(struct db *db, const char *where, long long now,
 	    "ELSE 'lease of attempt ' || attempts || ' expired; re-queued' END, "
 	    "agent=NULL, lease_expires=NULL, progress=NULL, updated=?1 "
 	    "WHERE state='leased' AND %s", where);
-	st = prep(db, sql);
+	st = db_prep(db, sql);
 	free(sql);
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
 	if (agent)
-		btext(st, 2, agent);
-	rc = done(db, st);
+		db_bind_text(st, 2, agent);
+	rc = db_step_done(db, st, NULL);
 	if (n)
 		*n = sqlite3_changes(db_handle(db));
 	return rc;
@@ -369,13 +334,13 @@ db_job_lease(struct db *db, const char *agent, const char *class,
 	if (expire_where(db, "lease_expires < ?1", now, NULL, NULL) == -1 ||
 	    expire_where(db, "?1 = ?1 AND agent = ?2", now, agent, NULL) == -1)
 		goto fail;
-	st = prep(db, "SELECT j.id, j.attempts + 1, j.matrix, j.cmdline, "
+	st = db_prep(db, "SELECT j.id, j.attempts + 1, j.matrix, j.cmdline, "
 	    "k.id, k.sha256, k.size FROM jobs j JOIN kernels k ON "
 	    "k.id = j.kernel_id WHERE j.state='queued' AND (j.class IS NULL "
 	    "OR j.class = ?) ORDER BY j.priority DESC, j.id LIMIT 1");
 	if (st == NULL)
 		goto fail;
-	btext(st, 1, class);
+	db_bind_text(st, 1, class);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		sqlite3_finalize(st);
@@ -406,35 +371,35 @@ db_job_lease(struct db *db, const char *agent, const char *class,
 	json_object_set_new(*job, PROTO_LEASE_SECONDS,
 	    json_integer(lease_seconds));
 	sqlite3_finalize(st);
-	st = prep(db, "UPDATE jobs SET state='leased', attempts=?, agent=?, "
+	st = db_prep(db, "UPDATE jobs SET state='leased', attempts=?, agent=?, "
 	    "lease_expires=?, progress='leased', updated=? WHERE id=?");
 	if (st == NULL)
 		goto fail;
 	sqlite3_bind_int(st, 1, attempt);
-	btext(st, 2, agent);
+	db_bind_text(st, 2, agent);
 	sqlite3_bind_int64(st, 3, now + lease_seconds);
 	sqlite3_bind_int64(st, 4, now);
 	sqlite3_bind_int64(st, 5, id);
-	if (done(db, st) == -1)
+	if (db_step_done(db, st, NULL) == -1)
 		goto fail;
-	st = prep(db, "INSERT INTO job_attempts (job_id, attempt, agent, "
+	st = db_prep(db, "INSERT INTO job_attempts (job_id, attempt, agent, "
 	    "started) VALUES (?,?,?,?)");
 	if (st == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, attempt);
-	btext(st, 3, agent);
+	db_bind_text(st, 3, agent);
 	sqlite3_bind_int64(st, 4, now);
-	if (done(db, st) == -1)
+	if (db_step_done(db, st, NULL) == -1)
 		goto fail;
-	st = prep(db, "UPDATE agents SET state='busy', job_id=?, last_seen=? "
+	st = db_prep(db, "UPDATE agents SET state='busy', job_id=?, last_seen=? "
 	    "WHERE name=?");
 	if (st == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
-	btext(st, 3, agent);
-	if (done(db, st) == -1 || db_commit(db) == -1)
+	db_bind_text(st, 3, agent);
+	if (db_step_done(db, st, NULL) == -1 || db_commit(db) == -1)
 		goto fail;
 	return 0;
 fail:
@@ -448,19 +413,19 @@ int
 db_job_heartbeat(struct db *db, long long id, int attempt, const char *agent,
     const char *progress, long long now, int lease_seconds)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE jobs SET lease_expires=?, "
+	sqlite3_stmt *st = db_prep(db, "UPDATE jobs SET lease_expires=?, "
 	    "progress=coalesce(?, progress), updated=? WHERE id=? AND "
 	    "state='leased' AND attempts=? AND agent=?");
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, now + lease_seconds);
-	btext(st, 2, progress);
+	db_bind_text(st, 2, progress);
 	sqlite3_bind_int64(st, 3, now);
 	sqlite3_bind_int64(st, 4, id);
 	sqlite3_bind_int(st, 5, attempt);
-	btext(st, 6, agent);
-	if (done(db, st) == -1)
+	db_bind_text(st, 6, agent);
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	return sqlite3_changes(db_handle(db)) ? 0 : 1;
 }
@@ -472,7 +437,7 @@ insert_samples(struct db *db, long long id, int attempt, const json_t *arr,
 	sqlite3_stmt *st;
 	size_t i;
 
-	st = prep(db, profiles ?
+	st = db_prep(db, profiles ?
 	    "INSERT INTO lock_profiles (job_id, attempt, workload, profile) "
 	    "VALUES (?1,?2,?3,?4)" :
 	    "INSERT INTO samples (job_id, attempt, workload, params, "
@@ -486,25 +451,25 @@ insert_samples(struct db *db, long long id, int attempt, const json_t *arr,
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 2, attempt);
-		btext(st, 3, json_string_value(json_object_get(s,
+		db_bind_text(st, 3, json_string_value(json_object_get(s,
 		    PROTO_S_WORKLOAD)));
 		if (profiles) {
 			char *text = json_dumps(s, JSON_COMPACT);
 
-			btext(st, 4, text);
+			db_bind_text(st, 4, text);
 			free(text);
 		} else {
-			btext(st, 4, json_string_value(json_object_get(s,
+			db_bind_text(st, 4, json_string_value(json_object_get(s,
 			    PROTO_S_PARAMS)));
 			sqlite3_bind_int64(st, 5, json_integer_value(
 			    json_object_get(s, PROTO_S_ITERATION)));
-			btext(st, 6, json_string_value(json_object_get(s,
+			db_bind_text(st, 6, json_string_value(json_object_get(s,
 			    PROTO_S_METRIC)));
 			sqlite3_bind_double(st, 7, json_number_value(
 			    json_object_get(s, PROTO_S_VALUE)));
-			btext(st, 8, json_string_value(json_object_get(s,
+			db_bind_text(st, 8, json_string_value(json_object_get(s,
 			    PROTO_S_UNIT)));
-			btext(st, 9, json_string_value(json_object_get(s,
+			db_bind_text(st, 9, json_string_value(json_object_get(s,
 			    PROTO_S_BETTER)));
 		}
 		if (sqlite3_step(st) != SQLITE_DONE) {
@@ -533,7 +498,7 @@ db_job_store(struct db *db, long long id, const json_t *up,
 
 	if (db_begin(db) == -1)
 		return -1;
-	if ((st = prep(db, "SELECT state, attempts, agent FROM jobs "
+	if ((st = db_prep(db, "SELECT state, attempts, agent FROM jobs "
 	    "WHERE id=?")) == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
@@ -551,7 +516,7 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	int held = strcmp(state, "leased") == 0 && cur == attempt && holder &&
 	    strcmp(holder, agent) == 0;
 	sqlite3_finalize(st);
-	if ((st = prep(db, "SELECT ended IS NOT NULL AND status != 'expired' "
+	if ((st = db_prep(db, "SELECT ended IS NOT NULL AND status != 'expired' "
 	    "FROM job_attempts WHERE job_id=? AND attempt=?")) == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
@@ -570,46 +535,46 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	if (json_object_get(up, PROTO_TOPOLOGY))
 		topo = json_dumps(json_object_get(up, PROTO_TOPOLOGY),
 		    JSON_COMPACT | JSON_SORT_KEYS);
-	st = prep(db, "UPDATE job_attempts SET ended=?, status=?, reason=?, "
+	st = db_prep(db, "UPDATE job_attempts SET ended=?, status=?, reason=?, "
 	    "boot_seconds=?, topology=?, console=? WHERE job_id=? AND "
 	    "attempt=?");
 	if (st == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, now);
-	btext(st, 2, status);
-	btext(st, 3, json_string_value(json_object_get(up, PROTO_REASON)));
+	db_bind_text(st, 2, status);
+	db_bind_text(st, 3, json_string_value(json_object_get(up, PROTO_REASON)));
 	if (json_is_number(json_object_get(up, PROTO_BOOT_SECONDS)))
 		sqlite3_bind_double(st, 4, json_number_value(json_object_get(up,
 		    PROTO_BOOT_SECONDS)));
 	else
 		sqlite3_bind_null(st, 4);
-	btext(st, 5, topo);
-	btext(st, 6, console);
+	db_bind_text(st, 5, topo);
+	db_bind_text(st, 6, console);
 	sqlite3_bind_int64(st, 7, id);
 	sqlite3_bind_int(st, 8, attempt);
-	if (done(db, st) == -1)
+	if (db_step_done(db, st, NULL) == -1)
 		goto fail;
 	if (insert_samples(db, id, attempt, json_object_get(up, PROTO_SAMPLES),
 	    0) == -1 || insert_samples(db, id, attempt, json_object_get(up,
 	    PROTO_PROFILES), 1) == -1)
 		goto fail;
-	st = prep(db, "UPDATE jobs SET state=?, reason=?, agent=NULL, "
+	st = db_prep(db, "UPDATE jobs SET state=?, reason=?, agent=NULL, "
 	    "lease_expires=NULL, progress=NULL, updated=? WHERE id=?");
 	if (st == NULL)
 		goto fail;
-	btext(st, 1, status);
-	btext(st, 2, json_string_value(json_object_get(up, PROTO_REASON)));
+	db_bind_text(st, 1, status);
+	db_bind_text(st, 2, json_string_value(json_object_get(up, PROTO_REASON)));
 	sqlite3_bind_int64(st, 3, now);
 	sqlite3_bind_int64(st, 4, id);
-	if (done(db, st) == -1)
+	if (db_step_done(db, st, NULL) == -1)
 		goto fail;
-	st = prep(db, "UPDATE agents SET state='idle', job_id=NULL, "
+	st = db_prep(db, "UPDATE agents SET state='idle', job_id=NULL, "
 	    "last_seen=? WHERE name=?");
 	if (st == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, now);
-	btext(st, 2, agent);
-	if (done(db, st) == -1 || db_commit(db) == -1)
+	db_bind_text(st, 2, agent);
+	if (db_step_done(db, st, NULL) == -1 || db_commit(db) == -1)
 		goto fail;
 	ret = DB_STORED;
 	goto out;
@@ -663,7 +628,7 @@ job_row(sqlite3_stmt *st)
 int
 db_job_get(struct db *db, long long id, json_t **out)
 {
-	sqlite3_stmt *st = prep(db, "SELECT " JOB_COLS " WHERE j.id=?");
+	sqlite3_stmt *st = db_prep(db, "SELECT " JOB_COLS " WHERE j.id=?");
 	json_t *arr;
 	int rc;
 
@@ -677,7 +642,7 @@ db_job_get(struct db *db, long long id, json_t **out)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 1 : -1;
-	st = prep(db, "SELECT a.attempt, a.agent, a.started, a.ended, "
+	st = db_prep(db, "SELECT a.attempt, a.agent, a.started, a.ended, "
 	    "a.status, a.reason, a.boot_seconds, a.topology, a.console, "
 	    "(SELECT count(*) FROM samples s WHERE s.job_id=a.job_id AND "
 	    "s.attempt=a.attempt), (SELECT count(*) FROM lock_profiles p "
@@ -723,7 +688,7 @@ db_job_get(struct db *db, long long id, json_t **out)
 int
 db_job_list(struct db *db, int max, json_t **out)
 {
-	sqlite3_stmt *st = prep(db, "SELECT " JOB_COLS
+	sqlite3_stmt *st = db_prep(db, "SELECT " JOB_COLS
 	    " ORDER BY j.id DESC LIMIT ?");
 
 	*out = json_array();
@@ -744,7 +709,7 @@ db_job_results(struct db *db, long long id, json_t **samples,
 
 	*samples = json_array();
 	*profiles = json_array();
-	st = prep(db, "SELECT workload, params, iteration, metric, value, "
+	st = db_prep(db, "SELECT workload, params, iteration, metric, value, "
 	    "unit, better, attempt FROM samples WHERE job_id=? ORDER BY id");
 	if (st == NULL)
 		return -1;
@@ -766,7 +731,7 @@ db_job_results(struct db *db, long long id, json_t **samples,
 		json_array_append_new(*samples, s);
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "SELECT profile FROM lock_profiles WHERE job_id=? "
+	st = db_prep(db, "SELECT profile FROM lock_profiles WHERE job_id=? "
 	    "ORDER BY id");
 	if (st == NULL)
 		return -1;
@@ -785,7 +750,7 @@ db_job_results(struct db *db, long long id, json_t **samples,
 int
 db_job_console(struct db *db, long long id, int attempt, char **path)
 {
-	sqlite3_stmt *st = prep(db, "SELECT console FROM job_attempts WHERE "
+	sqlite3_stmt *st = db_prep(db, "SELECT console FROM job_attempts WHERE "
 	    "job_id=? AND attempt=? AND console IS NOT NULL");
 	int rc;
 

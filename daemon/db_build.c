@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "daemon/db.h"
+#include "daemon/db_stmt.h"
 #include "daemon/db_build.h"
 #include "daemon/series.h"
 #include "lib/log.h"
@@ -18,47 +19,6 @@ static int
 dbb_fail(struct db *db, const char *what)
 {
 	return error("db: %s: %s", what, sqlite3_errmsg(db_handle(db)));
-}
-
-static void
-dbb_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static char *
-dbb_col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-static sqlite3_stmt *
-dbb_prepare(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
-		dbb_fail(db, "prepare");
-		return NULL;
-	}
-	return st;
-}
-
-/* Steps a statement that returns no rows and finalizes it. */
-static int
-dbb_done(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	int r = sqlite3_step(st);
-
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return dbb_fail(db, what);
-	return 0;
 }
 
 void
@@ -96,54 +56,54 @@ int
 db_build_tree_upsert(struct db *db, const char *name, const char *url,
     const char *path, const char *branch)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "INSERT INTO trees (name, url, path, "
+	sqlite3_stmt *st = db_prep(db, "INSERT INTO trees (name, url, path, "
 	    "branch) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
 	    "url = excluded.url, path = excluded.path, "
 	    "branch = excluded.branch");
 
 	if (!st)
 		return -1;
-	dbb_text(st, 1, name);
-	dbb_text(st, 2, url);
-	dbb_text(st, 3, path);
-	dbb_text(st, 4, branch);
-	return dbb_done(db, st, "tree upsert");
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, url);
+	db_bind_text(st, 3, path);
+	db_bind_text(st, 4, branch);
+	return db_step_done(db, st, "tree upsert");
 }
 
 int
 db_build_tree_fetch_state(struct db *db, const char *name, const char *state,
     const char *err, const char *head)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "UPDATE trees SET fetch_state = ?, "
+	sqlite3_stmt *st = db_prep(db, "UPDATE trees SET fetch_state = ?, "
 	    "fetch_error = ?, fetched = ?, head = coalesce(?, head) "
 	    "WHERE name = ?");
 
 	if (!st)
 		return -1;
-	dbb_text(st, 1, state);
-	dbb_text(st, 2, err);
+	db_bind_text(st, 1, state);
+	db_bind_text(st, 2, err);
 	sqlite3_bind_int64(st, 3, time(NULL));
-	dbb_text(st, 4, head);
-	dbb_text(st, 5, name);
-	return dbb_done(db, st, "tree fetch state");
+	db_bind_text(st, 4, head);
+	db_bind_text(st, 5, name);
+	return db_step_done(db, st, "tree fetch state");
 }
 
 int
 db_build_tree_fetch_get(struct db *db, const char *name, char **state,
     char **err)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "SELECT fetch_state, fetch_error "
+	sqlite3_stmt *st = db_prep(db, "SELECT fetch_state, fetch_error "
 	    "FROM trees WHERE name = ?");
 	int r;
 
 	*state = *err = NULL;
 	if (!st)
 		return -1;
-	dbb_text(st, 1, name);
+	db_bind_text(st, 1, name);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		*state = dbb_col(st, 0);
-		*err = dbb_col(st, 1);
+		*state = db_col_dup(st, 0);
+		*err = db_col_dup(st, 1);
 	}
 	sqlite3_finalize(st);
 	if (r == SQLITE_ROW)
@@ -159,7 +119,7 @@ db_build_claim(struct db *db, const char *key, const char *tree,
 	long long now = time(NULL);
 	int r;
 
-	st = dbb_prepare(db, "INSERT INTO builds (key, tree, commit_id, config, "
+	st = db_prep(db, "INSERT INTO builds (key, tree, commit_id, config, "
 	    "base_build, state, created, updated) VALUES (?, ?, ?, ?, ?, "
 	    "'queued', ?, ?) ON CONFLICT(key) DO UPDATE SET "
 	    "state = CASE WHEN state = 'failed' THEN 'queued' ELSE state END, "
@@ -167,21 +127,21 @@ db_build_claim(struct db *db, const char *key, const char *tree,
 	    "updated = excluded.updated");
 	if (!st)
 		return -1;
-	dbb_text(st, 1, key);
-	dbb_text(st, 2, tree);
-	dbb_text(st, 3, commit);
-	dbb_text(st, 4, config);
+	db_bind_text(st, 1, key);
+	db_bind_text(st, 2, tree);
+	db_bind_text(st, 3, commit);
+	db_bind_text(st, 4, config);
 	if (base_build > 0)
 		sqlite3_bind_int64(st, 5, base_build);
 	else
 		sqlite3_bind_null(st, 5);
 	sqlite3_bind_int64(st, 6, now);
 	sqlite3_bind_int64(st, 7, now);
-	if (dbb_done(db, st, "build claim") != 0)
+	if (db_step_done(db, st, "build claim") != 0)
 		return -1;
-	if (!(st = dbb_prepare(db, "SELECT id FROM builds WHERE key = ?")))
+	if (!(st = db_prep(db, "SELECT id FROM builds WHERE key = ?")))
 		return -1;
-	dbb_text(st, 1, key);
+	db_bind_text(st, 1, key);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
@@ -192,19 +152,19 @@ db_build_claim(struct db *db, const char *key, const char *tree,
 int
 db_build_set_state(struct db *db, int64_t id, const char *state, int progress)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "UPDATE builds SET state = ?, "
+	sqlite3_stmt *st = db_prep(db, "UPDATE builds SET state = ?, "
 	    "progress = ?, updated = ? WHERE id = ?");
 
 	if (!st)
 		return -1;
-	dbb_text(st, 1, state);
+	db_bind_text(st, 1, state);
 	if (progress >= 0)
 		sqlite3_bind_int(st, 2, progress);
 	else
 		sqlite3_bind_null(st, 2);
 	sqlite3_bind_int64(st, 3, time(NULL));
 	sqlite3_bind_int64(st, 4, id);
-	return dbb_done(db, st, "build state");
+	return db_step_done(db, st, "build state");
 }
 
 int
@@ -212,24 +172,24 @@ db_build_finish(struct db *db, int64_t id, const char *state, const char *dir,
     const char *sha256, const char *err, const char *log_tail, double seconds,
     int cc_lines)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "UPDATE builds SET state = ?, "
+	sqlite3_stmt *st = db_prep(db, "UPDATE builds SET state = ?, "
 	    "progress = CASE WHEN ? = 'done' THEN 100 ELSE progress END, "
 	    "dir = ?, sha256 = ?, error = ?, log_tail = ?, seconds = ?, "
 	    "cc_lines = ?, updated = ? WHERE id = ?");
 
 	if (!st)
 		return -1;
-	dbb_text(st, 1, state);
-	dbb_text(st, 2, state);
-	dbb_text(st, 3, dir);
-	dbb_text(st, 4, sha256);
-	dbb_text(st, 5, err);
-	dbb_text(st, 6, log_tail);
+	db_bind_text(st, 1, state);
+	db_bind_text(st, 2, state);
+	db_bind_text(st, 3, dir);
+	db_bind_text(st, 4, sha256);
+	db_bind_text(st, 5, err);
+	db_bind_text(st, 6, log_tail);
 	sqlite3_bind_double(st, 7, seconds);
 	sqlite3_bind_int(st, 8, cc_lines);
 	sqlite3_bind_int64(st, 9, time(NULL));
 	sqlite3_bind_int64(st, 10, id);
-	return dbb_done(db, st, "build finish");
+	return db_step_done(db, st, "build finish");
 }
 
 static int
@@ -240,18 +200,18 @@ dbb_get(struct db *db, sqlite3_stmt *st, struct db_build *b)
 	memset(b, 0, sizeof(*b));
 	if (r == SQLITE_ROW) {
 		b->id = sqlite3_column_int64(st, 0);
-		b->key = dbb_col(st, 1);
-		b->tree = dbb_col(st, 2);
-		b->commit_id = dbb_col(st, 3);
-		b->config = dbb_col(st, 4);
+		b->key = db_col_dup(st, 1);
+		b->tree = db_col_dup(st, 2);
+		b->commit_id = db_col_dup(st, 3);
+		b->config = db_col_dup(st, 4);
 		b->base_build = sqlite3_column_int64(st, 5);
-		b->state = dbb_col(st, 6);
+		b->state = db_col_dup(st, 6);
 		b->progress = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 :
 		    sqlite3_column_int(st, 7);
-		b->dir = dbb_col(st, 8);
-		b->sha256 = dbb_col(st, 9);
-		b->error = dbb_col(st, 10);
-		b->log_tail = dbb_col(st, 11);
+		b->dir = db_col_dup(st, 8);
+		b->sha256 = db_col_dup(st, 9);
+		b->error = db_col_dup(st, 10);
+		b->log_tail = db_col_dup(st, 11);
 		b->seconds = sqlite3_column_double(st, 12);
 		b->cc_lines = sqlite3_column_int(st, 13);
 		b->created = sqlite3_column_int64(st, 14);
@@ -272,7 +232,7 @@ dbb_get(struct db *db, sqlite3_stmt *st, struct db_build *b)
 int
 db_build_get(struct db *db, int64_t id, struct db_build *b)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "SELECT " DBB_COLS " FROM builds "
+	sqlite3_stmt *st = db_prep(db, "SELECT " DBB_COLS " FROM builds "
 	    "WHERE id = ?");
 
 	if (!st)
@@ -284,12 +244,12 @@ db_build_get(struct db *db, int64_t id, struct db_build *b)
 int
 db_build_get_key(struct db *db, const char *key, struct db_build *b)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "SELECT " DBB_COLS " FROM builds "
+	sqlite3_stmt *st = db_prep(db, "SELECT " DBB_COLS " FROM builds "
 	    "WHERE key = ?");
 
 	if (!st)
 		return -1;
-	dbb_text(st, 1, key);
+	db_bind_text(st, 1, key);
 	return dbb_get(db, st, b);
 }
 
@@ -303,34 +263,34 @@ db_build_series_set(struct db *db, int64_t series_id, const char *tree,
 
 	if (db_begin(db) != 0)
 		return -1;
-	if (!(st = dbb_prepare(db, "INSERT OR REPLACE INTO series_builds "
+	if (!(st = db_prep(db, "INSERT OR REPLACE INTO series_builds "
 	    "(series_id, tree, base_commit, base_kind, base_reason, "
 	    "patched_commit, ref) VALUES (?, ?, ?, ?, ?, ?, ?)")))
 		goto fail;
 	sqlite3_bind_int64(st, 1, series_id);
-	dbb_text(st, 2, tree);
-	dbb_text(st, 3, base_commit);
-	dbb_text(st, 4, base_kind);
-	dbb_text(st, 5, base_reason);
-	dbb_text(st, 6, patched_commit);
-	dbb_text(st, 7, ref);
-	if (dbb_done(db, st, "series build") != 0)
+	db_bind_text(st, 2, tree);
+	db_bind_text(st, 3, base_commit);
+	db_bind_text(st, 4, base_kind);
+	db_bind_text(st, 5, base_reason);
+	db_bind_text(st, 6, patched_commit);
+	db_bind_text(st, 7, ref);
+	if (db_step_done(db, st, "series build") != 0)
 		goto fail;
-	if (!(st = dbb_prepare(db, "DELETE FROM patch_apply WHERE series_id = ?")))
+	if (!(st = db_prep(db, "DELETE FROM patch_apply WHERE series_id = ?")))
 		goto fail;
 	sqlite3_bind_int64(st, 1, series_id);
-	if (dbb_done(db, st, "patch apply delete") != 0)
+	if (db_step_done(db, st, "patch apply delete") != 0)
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		if (!paths[i])
 			continue;
-		if (!(st = dbb_prepare(db, "INSERT INTO patch_apply (series_id, "
+		if (!(st = db_prep(db, "INSERT INTO patch_apply (series_id, "
 		    "counter, path) VALUES (?, ?, ?)")))
 			goto fail;
 		sqlite3_bind_int64(st, 1, series_id);
 		sqlite3_bind_int(st, 2, counters[i]);
-		dbb_text(st, 3, paths[i]);
-		if (dbb_done(db, st, "patch apply") != 0)
+		db_bind_text(st, 3, paths[i]);
+		if (db_step_done(db, st, "patch apply") != 0)
 			goto fail;
 	}
 	return db_commit(db);
@@ -343,7 +303,7 @@ int
 db_build_series_set_builds(struct db *db, int64_t series_id,
     int64_t base_build, int64_t patched_build)
 {
-	sqlite3_stmt *st = dbb_prepare(db, "UPDATE series_builds SET "
+	sqlite3_stmt *st = db_prep(db, "UPDATE series_builds SET "
 	    "base_build = ?, patched_build = ? WHERE series_id = ?");
 
 	if (!st)
@@ -357,7 +317,7 @@ db_build_series_set_builds(struct db *db, int64_t series_id,
 	else
 		sqlite3_bind_null(st, 2);
 	sqlite3_bind_int64(st, 3, series_id);
-	return dbb_done(db, st, "series builds");
+	return db_step_done(db, st, "series builds");
 }
 
 int
@@ -368,19 +328,19 @@ db_build_series_get(struct db *db, int64_t series_id,
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	if (!(st = dbb_prepare(db, "SELECT tree, base_commit, base_kind, "
+	if (!(st = db_prep(db, "SELECT tree, base_commit, base_kind, "
 	    "base_reason, patched_commit, ref, base_build, patched_build "
 	    "FROM series_builds WHERE series_id = ?")))
 		return -1;
 	sqlite3_bind_int64(st, 1, series_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		s->tree = dbb_col(st, 0);
-		s->base_commit = dbb_col(st, 1);
-		s->base_kind = dbb_col(st, 2);
-		s->base_reason = dbb_col(st, 3);
-		s->patched_commit = dbb_col(st, 4);
-		s->ref = dbb_col(st, 5);
+		s->tree = db_col_dup(st, 0);
+		s->base_commit = db_col_dup(st, 1);
+		s->base_kind = db_col_dup(st, 2);
+		s->base_reason = db_col_dup(st, 3);
+		s->patched_commit = db_col_dup(st, 4);
+		s->ref = db_col_dup(st, 5);
 		s->base_build = sqlite3_column_int64(st, 6);
 		s->patched_build = sqlite3_column_int64(st, 7);
 	}
@@ -389,7 +349,7 @@ db_build_series_get(struct db *db, int64_t series_id,
 		return 1;
 	if (r != SQLITE_ROW)
 		return dbb_fail(db, "series build get");
-	if (!(st = dbb_prepare(db, "SELECT counter, path FROM patch_apply "
+	if (!(st = db_prep(db, "SELECT counter, path FROM patch_apply "
 	    "WHERE series_id = ? ORDER BY counter")))
 		return -1;
 	sqlite3_bind_int64(st, 1, series_id);
@@ -398,7 +358,7 @@ db_build_series_get(struct db *db, int64_t series_id,
 		s->counters = xrealloc(s->counters, (s->npaths + 1) *
 		    sizeof(int));
 		s->counters[s->npaths] = sqlite3_column_int(st, 0);
-		s->paths[s->npaths++] = dbb_col(st, 1);
+		s->paths[s->npaths++] = db_col_dup(st, 1);
 	}
 	sqlite3_finalize(st);
 	return r == SQLITE_DONE ? 0 : dbb_fail(db, "patch apply get");
@@ -413,7 +373,7 @@ db_build_patches(struct db *db, int64_t series_id, struct patch **out,
 	size_t k = 0;
 	int r;
 
-	if (!(st = dbb_prepare(db, "SELECT counter, total, subject, author, "
+	if (!(st = db_prep(db, "SELECT counter, total, subject, author, "
 	    "email, date, date_epoch, msgid, message, diff FROM patches "
 	    "WHERE series_id = ? ORDER BY counter")))
 		return -1;
@@ -426,14 +386,14 @@ db_build_patches(struct db *db, int64_t series_id, struct patch **out,
 		memset(p, 0, sizeof(*p));
 		p->counter = sqlite3_column_int(st, 0);
 		p->total = sqlite3_column_int(st, 1);
-		p->subject = dbb_col(st, 2);
-		p->author = dbb_col(st, 3);
-		p->email = dbb_col(st, 4);
-		p->date = dbb_col(st, 5);
+		p->subject = db_col_dup(st, 2);
+		p->author = db_col_dup(st, 3);
+		p->email = db_col_dup(st, 4);
+		p->date = db_col_dup(st, 5);
 		p->date_epoch = sqlite3_column_int64(st, 6);
-		p->msgid = dbb_col(st, 7);
-		p->message = dbb_col(st, 8);
-		p->diff = dbb_col(st, 9);
+		p->msgid = db_col_dup(st, 7);
+		p->message = db_col_dup(st, 8);
+		p->diff = db_col_dup(st, 9);
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE) {

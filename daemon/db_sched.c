@@ -10,74 +10,33 @@
 #include <string.h>
 
 #include "daemon/db.h"
+#include "daemon/db_stmt.h"
 #include "daemon/sched.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
-
-static sqlite3_stmt *
-prep(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db_handle(db), sql, -1, &st, NULL) !=
-	    SQLITE_OK) {
-		error("db: %s", sqlite3_errmsg(db_handle(db)));
-		return NULL;
-	}
-	return st;
-}
-
-static void
-btext(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static char *
-cdup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-/* Steps a statement that returns no rows and finalizes it. */
-static int
-done(struct db *db, sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("db: %s", sqlite3_errmsg(db_handle(db)));
-	return 0;
-}
 
 int
 db_sched_request_set(struct db *db, long long sid, const char *matrix,
     int boots)
 {
-	sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO sched_requests "
+	sqlite3_stmt *st = db_prep(db, "INSERT OR REPLACE INTO sched_requests "
 	    "(series_id, matrix, boots) VALUES (?,?,?)");
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, sid);
-	btext(st, 2, matrix);
+	db_bind_text(st, 2, matrix);
 	if (boots > 0)
 		sqlite3_bind_int(st, 3, boots);
 	else
 		sqlite3_bind_null(st, 3);
-	return done(db, st);
+	return db_step_done(db, st, NULL);
 }
 
 int
 db_sched_request_get(struct db *db, long long sid, char **matrix, int *boots)
 {
-	sqlite3_stmt *st = prep(db, "SELECT matrix, boots FROM sched_requests "
+	sqlite3_stmt *st = db_prep(db, "SELECT matrix, boots FROM sched_requests "
 	    "WHERE series_id=?");
 	int rc;
 
@@ -88,7 +47,7 @@ db_sched_request_get(struct db *db, long long sid, char **matrix, int *boots)
 	sqlite3_bind_int64(st, 1, sid);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*matrix = cdup(st, 0);
+		*matrix = db_col_dup(st, 0);
 		*boots = sqlite3_column_int(st, 1);
 	}
 	sqlite3_finalize(st);
@@ -101,7 +60,7 @@ int
 db_sched_insert(struct db *db, const struct db_sched_new *n, long long now,
     long long *id)
 {
-	sqlite3_stmt *st = prep(db, "INSERT INTO comparisons (series_id, "
+	sqlite3_stmt *st = db_prep(db, "INSERT INTO comparisons (series_id, "
 	    "base_kernel, patched_kernel, matrix, class, priority, boots, "
 	    "boot_step, max_boots, looks, planned, max_replacements, created, "
 	    "updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -111,8 +70,8 @@ db_sched_insert(struct db *db, const struct db_sched_new *n, long long now,
 	sqlite3_bind_int64(st, 1, n->series_id);
 	sqlite3_bind_int64(st, 2, n->base_kernel);
 	sqlite3_bind_int64(st, 3, n->patched_kernel);
-	btext(st, 4, n->matrix);
-	btext(st, 5, n->class);
+	db_bind_text(st, 4, n->matrix);
+	db_bind_text(st, 5, n->class);
 	sqlite3_bind_int(st, 6, n->priority);
 	sqlite3_bind_int(st, 7, n->boots);
 	sqlite3_bind_int(st, 8, n->boot_step);
@@ -122,7 +81,7 @@ db_sched_insert(struct db *db, const struct db_sched_new *n, long long now,
 	sqlite3_bind_int(st, 12, n->max_replacements);
 	sqlite3_bind_int64(st, 13, now);
 	sqlite3_bind_int64(st, 14, now);
-	if (done(db, st) == -1)
+	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db_handle(db));
 	return 0;
@@ -136,7 +95,7 @@ db_sched_get(struct db *db, long long sid, long long id,
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	st = prep(db, sid ? "SELECT id, series_id, state, class, matrix, "
+	st = db_prep(db, sid ? "SELECT id, series_id, state, class, matrix, "
 	    "summary, result, priority, boots, boot_step, max_boots, looks, "
 	    "look, planned, replacements, max_replacements, created, updated, "
 	    "base_kernel, patched_kernel FROM comparisons WHERE series_id=?" :
@@ -151,11 +110,11 @@ db_sched_get(struct db *db, long long sid, long long id,
 	if (rc == SQLITE_ROW) {
 		c->id = sqlite3_column_int64(st, 0);
 		c->series_id = sqlite3_column_int64(st, 1);
-		c->state = cdup(st, 2);
-		c->class = cdup(st, 3);
-		c->matrix = cdup(st, 4);
-		c->summary = cdup(st, 5);
-		c->result = cdup(st, 6);
+		c->state = db_col_dup(st, 2);
+		c->class = db_col_dup(st, 3);
+		c->matrix = db_col_dup(st, 4);
+		c->summary = db_col_dup(st, 5);
+		c->result = db_col_dup(st, 6);
 		c->priority = sqlite3_column_int(st, 7);
 		c->boots = sqlite3_column_int(st, 8);
 		c->boot_step = sqlite3_column_int(st, 9);
@@ -183,7 +142,7 @@ db_sched_jobs(struct db *db, long long cid, struct sched_job **out,
     size_t *n)
 {
 	/* replaced: a newer job of the same (side, boot) exists. */
-	sqlite3_stmt *st = prep(db, "SELECT j.id, j.side, j.boot, j.priority, "
+	sqlite3_stmt *st = db_prep(db, "SELECT j.id, j.side, j.boot, j.priority, "
 	    "j.state, j.reason, COALESCE(j.agent, (SELECT a.agent FROM "
 	    "job_attempts a WHERE a.job_id=j.id ORDER BY a.attempt DESC "
 	    "LIMIT 1)), j.attempts, EXISTS (SELECT 1 FROM jobs k WHERE "
@@ -214,14 +173,14 @@ db_sched_jobs(struct db *db, long long cid, struct sched_job **out,
 		snprintf(j->side, sizeof(j->side), "%s", side ? side : "");
 		j->boot = sqlite3_column_int(st, 2);
 		j->priority = sqlite3_column_int(st, 3);
-		j->state = cdup(st, 4);
-		j->reason = cdup(st, 5);
-		j->agent = cdup(st, 6);
+		j->state = db_col_dup(st, 4);
+		j->reason = db_col_dup(st, 5);
+		j->agent = db_col_dup(st, 6);
 		j->attempts = sqlite3_column_int(st, 7);
 		j->replaced = sqlite3_column_int(st, 8);
 		j->console = sqlite3_column_int(st, 9);
-		j->class = cdup(st, 10);
-		j->progress = cdup(st, 11);
+		j->class = db_col_dup(st, 10);
+		j->progress = db_col_dup(st, 11);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -252,7 +211,7 @@ int
 db_sched_set_look(struct db *db, long long id, int look, int planned,
     long long now)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE comparisons SET look=?, planned=?, "
+	sqlite3_stmt *st = db_prep(db, "UPDATE comparisons SET look=?, planned=?, "
 	    "updated=? WHERE id=?");
 
 	if (st == NULL)
@@ -261,43 +220,43 @@ db_sched_set_look(struct db *db, long long id, int look, int planned,
 	sqlite3_bind_int(st, 2, planned);
 	sqlite3_bind_int64(st, 3, now);
 	sqlite3_bind_int64(st, 4, id);
-	return done(db, st);
+	return db_step_done(db, st, NULL);
 }
 
 int
 db_sched_add_replacement(struct db *db, long long id, long long now)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE comparisons SET "
+	sqlite3_stmt *st = db_prep(db, "UPDATE comparisons SET "
 	    "replacements = replacements + 1, updated=? WHERE id=?");
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
 	sqlite3_bind_int64(st, 2, id);
-	return done(db, st);
+	return db_step_done(db, st, NULL);
 }
 
 int
 db_sched_finish(struct db *db, long long id, const char *state,
     const char *summary, const char *result, long long now)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE comparisons SET state=?, "
+	sqlite3_stmt *st = db_prep(db, "UPDATE comparisons SET state=?, "
 	    "summary=?, result=?, updated=? WHERE id=?");
 
 	if (st == NULL)
 		return -1;
-	btext(st, 1, state);
-	btext(st, 2, summary);
-	btext(st, 3, result);
+	db_bind_text(st, 1, state);
+	db_bind_text(st, 2, summary);
+	db_bind_text(st, 3, result);
 	sqlite3_bind_int64(st, 4, now);
 	sqlite3_bind_int64(st, 5, id);
-	return done(db, st);
+	return db_step_done(db, st, NULL);
 }
 
 int
 db_sched_best_class(struct db *db, long long since, char **class, int *n)
 {
-	sqlite3_stmt *st = prep(db, "SELECT class, count(*) FROM agents WHERE "
+	sqlite3_stmt *st = db_prep(db, "SELECT class, count(*) FROM agents WHERE "
 	    "last_seen >= ? GROUP BY class ORDER BY count(*) DESC, "
 	    "max(last_seen) DESC, class LIMIT 1");
 	int rc;
@@ -309,7 +268,7 @@ db_sched_best_class(struct db *db, long long since, char **class, int *n)
 	sqlite3_bind_int64(st, 1, since);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*class = cdup(st, 0);
+		*class = db_col_dup(st, 0);
 		*n = sqlite3_column_int(st, 1);
 	}
 	sqlite3_finalize(st);
@@ -322,14 +281,14 @@ int
 db_sched_class_agents(struct db *db, const char *class, long long since,
     int *n)
 {
-	sqlite3_stmt *st = prep(db, "SELECT count(*) FROM agents WHERE "
+	sqlite3_stmt *st = db_prep(db, "SELECT count(*) FROM agents WHERE "
 	    "class=? AND last_seen >= ?");
 	int rc;
 
 	*n = 0;
 	if (st == NULL)
 		return -1;
-	btext(st, 1, class);
+	db_bind_text(st, 1, class);
 	sqlite3_bind_int64(st, 2, since);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -343,11 +302,11 @@ db_sched_class_agents(struct db *db, const char *class, long long since,
 int
 db_sched_set_priority(struct db *db, long long sid, int priority)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE series SET priority=? WHERE id=?");
+	sqlite3_stmt *st = db_prep(db, "UPDATE series SET priority=? WHERE id=?");
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int(st, 1, priority);
 	sqlite3_bind_int64(st, 2, sid);
-	return done(db, st);
+	return db_step_done(db, st, NULL);
 }
