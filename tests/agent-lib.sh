@@ -86,17 +86,9 @@ ka_wait_job() {
 		*) want="$want $1"; shift ;;
 		esac
 	done
-	i=0
-	while [ $i -lt $((secs * 10)) ]; do
-		st=$(curl -fs "$KD_URL/api/v1/jobs/$id" | jq -r .state)
-		for w in $want; do
-			[ "$st" = "$w" ] && return 0
-		done
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# job $id is '$st', not one of:$want"
-	return 1
+	# $want is a list of plain state names: split on purpose
+	# shellcheck disable=SC2086
+	wait_field "$KD_URL/api/v1/jobs/$id" .state "$secs" $want
 }
 
 ka_wait_log() {

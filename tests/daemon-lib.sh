@@ -60,19 +60,7 @@ at_exit _kd_cleanup
 
 kd_wait_state() {
 	id=$1; shift
-	want=$*
-	secs=${KD_WAIT:-30}
-	i=0
-	while [ $i -lt $((secs * 10)) ]; do
-		st=$(curl -fs "$KD_URL/api/v1/series/$id" | jq -r .state)
-		for w in $want; do
-			[ "$st" = "$w" ] && return 0
-		done
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# series $id is '$st', not one of: $want"
-	return 1
+	wait_field "$KD_URL/api/v1/series/$id" .state "${KD_WAIT:-30}" "$@"
 }
 
 kd_wait_rest() {

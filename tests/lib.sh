@@ -84,6 +84,24 @@ wait_http() {
 	return 1
 }
 
+# wait_field URL JQ_EXPR SECONDS WANT...: polls the JSON at URL until the
+# expression's value is one of WANT; says what it was when time runs out.
+wait_field() {
+	_wf_url=$1 _wf_expr=$2 _wf_secs=$3
+	shift 3
+	_wf_i=0
+	while [ $_wf_i -lt $((_wf_secs * 10)) ]; do
+		_wf_got=$(curl -fs "$_wf_url" | jq -r "$_wf_expr")
+		for _wf_w in "$@"; do
+			[ "$_wf_got" = "$_wf_w" ] && return 0
+		done
+		sleep 0.1
+		_wf_i=$((_wf_i + 1))
+	done
+	echo "# $_wf_url: $_wf_expr is '$_wf_got', not one of: $*"
+	return 1
+}
+
 test_done() {
 	echo "1..$tap_n"
 	[ $tap_fail = 0 ]
