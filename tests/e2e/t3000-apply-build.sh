@@ -8,47 +8,16 @@
 # reason, and good series still build afterwards (cache hits included).
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
+. "$SRC/tests/fake-kernel.sh"
 
 command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
 command -v jq >/dev/null || skip_all "jq not installed"
 # builds run as an unprivileged user, who must reach the build cache
 chmod 755 "$T"
 
-export GIT_AUTHOR_NAME="Jane Doe" GIT_AUTHOR_EMAIL="jane@example.org"
-export GIT_COMMITTER_NAME="Jane Doe" GIT_COMMITTER_EMAIL="jane@example.org"
-export GIT_AUTHOR_DATE="1730710800 +0100" GIT_COMMITTER_DATE="1730710800 +0100"
 R=$T/tree
 W=$T/work
-mkdir -p "$R/scripts/kconfig" "$R/mm"
-cat >"$R/Makefile" <<'EOF'
-O ?= .
-objs := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c mm/*.c)))
-tinyconfig:
-	echo CONFIG_TINY=y > $(O)/.config
-olddefconfig:
-	sort -u $(O)/.config -o $(O)/.config
-$(O)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo '  CC      $@'
-	cp $< $@
-bzImage: $(objs) $(EXTRA)
-	mkdir -p $(O)/arch/x86/boot
-	cat $(objs) $(O)/.config > $(O)/arch/x86/boot/bzImage
-	cp $(O)/.config $(O)/System.map
-.PHONY: tinyconfig olddefconfig bzImage
-EOF
-cat >"$R/scripts/kconfig/merge_config.sh" <<'EOF'
-#!/bin/sh
-shift; shift; out=$1; shift; base=$1; shift
-cat "$@" >> "$base"
-EOF
-chmod +x "$R/scripts/kconfig/merge_config.sh"
-seq 1 30 >"$R/mm/swap.c"
-echo init >"$R/main.c"
-echo CONFIG_FAKE=y >"$T/frag.config"
-git -C "$R" init -q -b master
-git -C "$R" add -A
-git -C "$R" commit -qm "fake kernel"
+fake_kernel_tree "$R" || exit 1
 BASE=$(git -C "$R" rev-parse HEAD)
 
 # mk NAME COMMANDS: a one-patch series made in a clone, against $BASE

@@ -9,52 +9,16 @@
 # and a submission's own boots and matrix.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
+. "$SRC/tests/fake-kernel.sh"
 
 command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
 command -v jq >/dev/null || skip_all "jq not installed"
 # the sandboxed build runs as an unprivileged user: it must reach the tree
 chmod 755 "$T"
 
-export GIT_AUTHOR_NAME="Jane Doe" GIT_AUTHOR_EMAIL="jane@example.org"
-export GIT_COMMITTER_NAME="Jane Doe" GIT_COMMITTER_EMAIL="jane@example.org"
-export GIT_AUTHOR_DATE="1730710800 +0100" GIT_COMMITTER_DATE="1730710800 +0100"
 R=$T/tree
 W=$T/work
-mkdir -p "$R/scripts/kconfig" "$R/mm"
-# bzImage: 0x202 zero bytes, "HdrS", then the objects (so base and patched
-# differ the way the sources do).
-cat >"$R/Makefile" <<'EOF'
-O ?= .
-objs := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c mm/*.c)))
-tinyconfig:
-	echo CONFIG_TINY=y > $(O)/.config
-olddefconfig:
-	sort -u $(O)/.config -o $(O)/.config
-$(O)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo '  CC      $@'
-	cp $< $@
-bzImage: $(objs)
-	mkdir -p $(O)/arch/x86/boot
-	head -c 514 /dev/zero > $(O)/arch/x86/boot/bzImage
-	printf 'HdrS' >> $(O)/arch/x86/boot/bzImage
-	head -c 64 /dev/zero >> $(O)/arch/x86/boot/bzImage
-	cat $(objs) $(O)/.config >> $(O)/arch/x86/boot/bzImage
-	cp $(O)/.config $(O)/System.map
-.PHONY: tinyconfig olddefconfig bzImage
-EOF
-cat >"$R/scripts/kconfig/merge_config.sh" <<'EOF'
-#!/bin/sh
-shift; shift; out=$1; shift; base=$1; shift
-cat "$@" >> "$base"
-EOF
-chmod +x "$R/scripts/kconfig/merge_config.sh"
-seq 1 30 >"$R/mm/swap.c"
-echo init >"$R/main.c"
-echo CONFIG_FAKE=y >"$T/frag.config"
-git -C "$R" init -q -b master
-git -C "$R" add -A
-git -C "$R" commit -qm "fake kernel"
+fake_kernel_tree "$R" || exit 1
 BASE=$(git -C "$R" rev-parse HEAD)
 
 mk() {	# mk NAME COMMANDS: a one-patch series against $BASE

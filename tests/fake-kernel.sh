@@ -1,0 +1,55 @@
+# tests/fake-kernel.sh: a tiny stand-in for a kernel tree, for tests of the
+# apply and build machinery that must not spend minutes compiling Linux.
+# Source after tests/lib.sh.
+#
+#   fake_kernel_tree DIR   a git repository (branch master, one commit by
+#                          Jane Doe at a fixed date) whose Makefile knows
+#                          tinyconfig, olddefconfig and bzImage with O=,
+#                          plus scripts/kconfig/merge_config.sh, mm/swap.c
+#                          (lines 1-30) and main.c; $(EXTRA) names extra
+#                          bzImage prerequisites a test may add.  Writes
+#                          $T/frag.config (CONFIG_FAKE=y).  Exports the
+#                          GIT_* identity and dates it used.
+#
+# The bzImage is 0x202 zero bytes, "HdrS", padding, then the objects and
+# the .config, so it passes as a kernel image and base and patched images
+# differ exactly as their sources do.
+
+fake_kernel_tree() {
+	export GIT_AUTHOR_NAME="Jane Doe" GIT_AUTHOR_EMAIL="jane@example.org"
+	export GIT_COMMITTER_NAME="Jane Doe" GIT_COMMITTER_EMAIL="jane@example.org"
+	export GIT_AUTHOR_DATE="1730710800 +0100" GIT_COMMITTER_DATE="1730710800 +0100"
+	mkdir -p "$1/scripts/kconfig" "$1/mm" || return 1
+	cat >"$1/Makefile" <<'MK'
+O ?= .
+objs := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c mm/*.c)))
+tinyconfig:
+	echo CONFIG_TINY=y > $(O)/.config
+olddefconfig:
+	sort -u $(O)/.config -o $(O)/.config
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo '  CC      $@'
+	cp $< $@
+bzImage: $(objs) $(EXTRA)
+	mkdir -p $(O)/arch/x86/boot
+	head -c 514 /dev/zero > $(O)/arch/x86/boot/bzImage
+	printf 'HdrS' >> $(O)/arch/x86/boot/bzImage
+	head -c 64 /dev/zero >> $(O)/arch/x86/boot/bzImage
+	cat $(objs) $(O)/.config >> $(O)/arch/x86/boot/bzImage
+	cp $(O)/.config $(O)/System.map
+.PHONY: tinyconfig olddefconfig bzImage
+MK
+	cat >"$1/scripts/kconfig/merge_config.sh" <<'SH'
+#!/bin/sh
+shift; shift; out=$1; shift; base=$1; shift
+cat "$@" >> "$base"
+SH
+	chmod +x "$1/scripts/kconfig/merge_config.sh"
+	seq 1 30 >"$1/mm/swap.c"
+	echo init >"$1/main.c"
+	echo CONFIG_FAKE=y >"$T/frag.config"
+	git -C "$1" init -q -b master &&
+	git -C "$1" add -A &&
+	git -C "$1" commit -qm "fake kernel"
+}
