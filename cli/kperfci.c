@@ -27,8 +27,8 @@ static const struct command {
 	int	(*fn)(int, char **);
 	const char *help;
 } commands[] = {
-	{ "submit", cmd_submit, "submit URL [--version N] [--base REV] "
-	    "[--mbox FILE] [--no-follow | --wait]" },
+	{ "submit", cmd_submit, "submit URL|--mbox FILE [--version N] "
+	    "[--base REV] [--boots N] [--matrix FILE] [--no-follow | --wait]" },
 	{ "status", cmd_status, "status [ID]" },
 	{ "stats compare", cmd_stats_compare, "stats compare --base FILE --test FILE [--json] [--seed N] [--resamples N]" },
 	{ "tree import", cmd_tree_import, "tree import --tarball FILE --name NAME [--dir DIR]" },

@@ -1,8 +1,10 @@
 /*
  * submit, status: queue a series and follow it; show one or all series.
  *
- *	kperfci submit URL [--version N] [--base REV] [--no-follow | --wait]
- *	kperfci submit --mbox FILE [--version N] [--base REV] [--no-follow | --wait]
+ *	kperfci submit URL [--version N] [--base REV] [--boots N]
+ *	    [--matrix FILE] [--no-follow | --wait]
+ *	kperfci submit --mbox FILE [--version N] [--base REV] [--boots N]
+ *	    [--no-follow | --wait]
  *	kperfci status [ID]
  */
 #include <getopt.h>
@@ -153,6 +155,13 @@ submit_follow(long long id)
 	return rc;
 }
 
+static const char submit_usage[] =
+    "usage: kperfci submit URL [--version N] [--base REV] [--boots N]\n"
+    "           [--matrix FILE] [--no-follow | --wait]\n"
+    "       kperfci submit --mbox FILE [--version N] [--base REV] "
+    "[--boots N]\n"
+    "           [--no-follow | --wait]\n";
+
 int
 cmd_submit(int argc, char **argv)
 {
@@ -160,15 +169,18 @@ cmd_submit(int argc, char **argv)
 		{ "version", required_argument, NULL, 'V' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "mbox", required_argument, NULL, 'm' },
+		{ "boots", required_argument, NULL, 'B' },
+		{ "matrix", required_argument, NULL, 'M' },
 		{ "no-follow", no_argument, NULL, 'n' },
 		{ "wait", no_argument, NULL, 'w' },	/* cli/wait.c */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *base = NULL, *mbox = NULL;
+	const char *base = NULL, *mbox = NULL, *matrix = NULL;
 	struct buf data = BUF_INIT(64 << 20), resp = BUF_INIT(1 << 20);
+	struct buf mtext = BUF_INIT(1 << 20);
 	struct buf path = BUF_INIT(0);
-	long version = 0;
+	long version = 0, boots = 0;
 	int c, follow = 1, st, rc = 1;
 	long long id;
 	json_t *req = NULL, *j = NULL, *e;
@@ -187,18 +199,36 @@ cmd_submit(int argc, char **argv)
 			break;
 		case 'b': base = optarg; break;
 		case 'm': mbox = optarg; break;
+		case 'B':
+			boots = strtol(optarg, &end, 10);
+			if (*end || boots < 1 || boots > 1000) {
+				fprintf(stderr, "kperfci: --boots must be an "
+				    "integer between 1 and 1000\n");
+				return 2;
+			}
+			break;
+		case 'M': matrix = optarg; break;
 		case 'n': follow = 0; break;
 		case 'w': follow = 2; break;
 		default:
-			fprintf(stderr, "usage: kperfci submit URL [--version N]"
-			    " [--base REV] [--mbox FILE] [--no-follow | --wait]\n");
+			fprintf(stderr, "%s", submit_usage);
 			return 2;
 		}
 	}
 	if ((mbox && optind != argc) || (!mbox && optind != argc - 1)) {
-		fprintf(stderr, "usage: kperfci submit URL [--version N] "
-		    "[--base REV] [--mbox FILE] [--no-follow | --wait]\n");
+		fprintf(stderr, "%s", submit_usage);
 		return 2;
+	}
+	if (mbox && matrix) {
+		fprintf(stderr, "kperfci: --matrix goes with a URL; an mbox "
+		    "upload takes only --boots\n");
+		return 2;
+	}
+	if (matrix && buf_read_file(&mtext, matrix) < 0) {
+		fprintf(stderr, "kperfci: cannot read %s: %s\n", matrix,
+		    mtext.overflow ? "larger than 1 MiB" :
+		    "no such file or unreadable");
+		goto out;
 	}
 	if (mbox) {
 		if (buf_read_file(&data, mbox) < 0) {
@@ -210,6 +240,8 @@ cmd_submit(int argc, char **argv)
 		buf_addstr(&path, "/api/v1/series?");
 		if (version)
 			buf_addf(&path, "version=%ld&", version);
+		if (boots)
+			buf_addf(&path, "boots=%ld&", boots);
 		if (base) {
 			char *q = curl_easy_escape(NULL, base, 0);
 
@@ -235,6 +267,12 @@ cmd_submit(int argc, char **argv)
 			    json_integer(version));
 		if (base)
 			json_object_set_new(req, "base", json_string(base));
+		if (boots)
+			json_object_set_new(req, "boots", json_integer(boots));
+		if (matrix)
+			json_object_set_new(req, "matrix",
+			    json_stringn(mtext.data ? mtext.data : "",
+			    mtext.len));
 		if (!(j = client_json("POST", "/api/v1/series", req, &st)))
 			goto out;
 	}
@@ -252,5 +290,6 @@ out:
 	buf_release(&data);
 	buf_release(&resp);
 	buf_release(&path);
+	buf_release(&mtext);
 	return rc;
 }

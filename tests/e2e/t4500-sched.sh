@@ -131,11 +131,20 @@ code=$(curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
     -H "Content-Type: application/mbox" --data-binary @"$T/panics.mbox" \
     "$KD_URL/api/v1/series?boots=x")
 is "$code" 400 "?boots=x refused"
-P=$(submit "$T/panics.mbox" boots=1)
+# through the CLI: its --boots must reach the scheduler
+"$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" --boots 0 \
+    --no-follow >"$T/cli.out" 2>&1
+is "$?" 2 "kperfci submit --boots 0: a usage error"
+like "between 1 and 1000" "$T/cli.out" "it says the range"
+"$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" \
+    --matrix "$T/none" --no-follow >"$T/cli.out" 2>&1
+is "$?" 2 "kperfci submit --mbox with --matrix: a usage error"
+P=$("$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" \
+    --boots 1 --no-follow)
 ok "second series reaches running" kd_wait_state "$P" running 60
 get "$P"
 is "$(jq -r .schedule.boots "$T/s.json")/$(jq -r '.schedule.jobs | length' "$T/s.json")" \
-    1/2 "?boots=1: one boot per side"
+    1/2 "kperfci submit --boots 1: one boot per side"
 while [ "$(agent /api/v1/agents/lease '{"agent": "sim"}')" = 200 ]; do
 	id=$(jq -r .job.id "$T/a.json")
 	att=$(jq -r .job.attempt "$T/a.json")
