@@ -133,7 +133,10 @@ check: deps
 	$(MAKE) SANITIZE=address,undefined unit
 	$(MAKE) SANITIZE=address,undefined e2e E2E="$(E2E_LIGHT)"
 
-run: deps all
+# A sub-make: pkg-config flags are read when make starts, before deps has
+# installed the libraries on a fresh machine.
+run: deps
+	$(MAKE) all
 	tools/run
 
 # ---- fuzzing -------------------------------------------------------------
