@@ -102,37 +102,32 @@ http_resp_release(struct http_resp *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The value of name in v (header names compare without case). */
+static const char *
+kv_get(const struct http_kv *v, size_t n, const char *name, int nocase)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(nocase ? strcasecmp : strcmp)(v[i].name, name))
+			return v[i].value;
+	return NULL;
+}
+
 const char *
 http_query(const struct http_req *r, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < r->nquery; i++)
-		if (!strcmp(r->query[i].name, name))
-			return r->query[i].value;
-	return NULL;
+	return kv_get(r->query, r->nquery, name, 0);
 }
 
 const char *
 http_header(const struct http_req *r, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < r->nheaders; i++)
-		if (!strcasecmp(r->headers[i].name, name))
-			return r->headers[i].value;
-	return NULL;
+	return kv_get(r->headers, r->nheaders, name, 1);
 }
 
 const char *
 http_param(const struct http_req *r, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < r->nparams; i++)
-		if (!strcmp(r->params[i].name, name))
-			return r->params[i].value;
-	return NULL;
+	return kv_get(r->params, r->nparams, name, 0);
 }
 
 int
