@@ -24,37 +24,20 @@
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/testsh.h"
 
 static char *dir, *repo, *cache;
 
 static int
 sh(const char *script)
 {
-	const char *argv[] = { "sh", "-ec", script, NULL };
-	const char *env[] = { "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
-	    "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org", NULL };
-	struct run r = { 0 };
-
-	r.argv = argv;
-	r.env = env;
-	r.dir = repo;
-	r.log_path = "/dev/stderr";
-	return run_cmd(&r);
+	return testsh_run(repo, script, 0);
 }
 
 static char *
 capture(const char *script)
 {
-	const char *argv[] = { "sh", "-ec", script, NULL };
-	struct run r = { 0 };
-	struct buf b = BUF_INIT(1 << 20);
-
-	r.argv = argv;
-	r.dir = repo;
-	run_capture(&r, &b);
-	while (b.len && b.data[b.len - 1] == '\n')
-		b.data[--b.len] = '\0';
-	return buf_detach(&b, NULL);
+	return testsh_capture(repo, script);
 }
 
 static void
