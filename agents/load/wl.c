@@ -1,5 +1,6 @@
 /* wl: workload table, parameters, task groups, emission (see wl.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -583,4 +584,95 @@ wl_wait(pid_t pid, const char *what)
 	if (WIFSIGNALED(st))
 		return load_err("%s was killed by signal %d", what, WTERMSIG(st));
 	return load_err("%s failed (exit %d)", what, WEXITSTATUS(st));
+}
+
+/* ---- gated process groups --------------------------------------------- */
+
+int
+wl_gate_start(struct wl_gate *g, int n, const char *name,
+    const char *memory_max, const int *cpus, int ncpus,
+    int (*child)(int, void *), void *arg)
+{
+	char cgname[64], c;
+	int i, fds[2];
+
+	g->n = n;
+	g->cgs = load_xcalloc(n, sizeof(*g->cgs));
+	g->pids = load_xcalloc(n, sizeof(*g->pids));
+	g->wfd = load_xcalloc(n, sizeof(*g->wfd));
+	for (i = 0; i < n; i++)
+		g->wfd[i] = -1;
+	for (i = 0; i < n; i++) {
+		snprintf(cgname, sizeof(cgname), "%.40s%d", name, i);
+		if (cg_create(&g->cgs[i], NULL, cgname) < 0 || (memory_max &&
+		    cg_set(&g->cgs[i], "memory.max", memory_max) < 0))
+			return -1;
+		if (pipe2(fds, O_CLOEXEC) < 0)
+			return load_err("pipe: %s", strerror(errno));
+		fflush(NULL);
+		g->pids[i] = fork();
+		if (g->pids[i] == 0) {
+			close(fds[1]);
+			load_pin_cpu(cpus[i % ncpus]);
+			/* the parent moves us into the group, then opens */
+			if (read(fds[0], &c, 1) != 1)
+				_exit(3);
+			_exit(child(i, arg) < 0 ? 1 : 0);
+		}
+		close(fds[0]);
+		g->wfd[i] = fds[1];
+		if (g->pids[i] < 0)
+			return load_err("fork: %s", strerror(errno));
+		if (cg_add_proc(&g->cgs[i], g->pids[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+wl_gate_open(struct wl_gate *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		if (write(g->wfd[i], "g", 1) != 1)
+			return load_err("cannot start child %d: %s", i,
+			    strerror(errno));
+		close(g->wfd[i]);
+		g->wfd[i] = -1;
+	}
+	return 0;
+}
+
+int
+wl_gate_wait(struct wl_gate *g, const char *what, const char *hint)
+{
+	char w[256];
+	int rc = 0;
+
+	for (int i = 0; i < g->n; i++) {
+		snprintf(w, sizeof(w), "%s %d%s", what, i, hint ? hint : "");
+		if (wl_wait(g->pids[i], w) < 0)
+			rc = -1;
+		g->pids[i] = 0;
+	}
+	return rc;
+}
+
+int
+wl_gate_release(struct wl_gate *g)
+{
+	int rc = 0;
+
+	for (int i = 0; i < g->n; i++) {
+		if (g->wfd[i] >= 0)
+			close(g->wfd[i]);	/* a child held at the gate exits */
+		if (g->pids[i] > 0)
+			wl_wait(g->pids[i], "gated child");
+		if (g->cgs[i].path[0] && cg_destroy(&g->cgs[i]) < 0)
+			rc = -1;
+	}
+	free(g->cgs);
+	free(g->pids);
+	free(g->wfd);
+	memset(g, 0, sizeof(*g));
+	return rc;
 }

@@ -141,6 +141,34 @@ pid_t	 wl_fork(int (*fn)(void *), void *arg);
 /* Waits for pid; 0 when it exited with 0, else -1 with a message. */
 int	 wl_wait(pid_t pid, const char *what);
 
+/*
+ * A gate: one child process per group, each in a fresh cgroup of its own
+ * and pinned to cpus[i % ncpus], all held until wl_gate_open so that they
+ * start together and getrusage(RUSAGE_CHILDREN) between open and wait
+ * covers exactly their work.  Child i runs child(i, arg) once the gate
+ * opens; its return (0 / -1) is its exit status.
+ */
+struct cg;
+struct wl_gate {
+	int	 n;
+	struct cg *cgs;
+	pid_t	*pids;
+	int	*wfd;
+};
+
+/* name: cgroup name prefix ("reader" -> reader0, reader1, ...);
+   memory_max: each group's memory.max, or NULL.  0 or -1 (a message). */
+int	 wl_gate_start(struct wl_gate *, int n, const char *name,
+	    const char *memory_max, const int *cpus, int ncpus,
+	    int (*child)(int i, void *arg), void *arg);
+/* Lets every child go.  0 or -1. */
+int	 wl_gate_open(struct wl_gate *);
+/* Waits for every child; errors name "<what> <i><hint>".  0 or -1. */
+int	 wl_gate_wait(struct wl_gate *, const char *what, const char *hint);
+/* Closes the gate, reaps what is left, removes the cgroups; -1 when a
+   cgroup could not be removed.  Safe after a failed start. */
+int	 wl_gate_release(struct wl_gate *);
+
 extern const struct wl_def wl_fault_free;
 extern const struct wl_def wl_page_fault;
 extern const struct wl_def wl_swap_memhog;

@@ -27,16 +27,25 @@
 #include "agents/load/util.h"
 #include "agents/load/wl.h"
 
+struct fr_args {
+	const char *top;
+	int	 nfiles;
+	size_t	 size;
+};
+
+/* Reader i, in its own cgroup (a wl_gate child): writes, reads, unlinks
+   and looks up again its files in <top>/g<i>. */
 static int
-fr_reader(const char *dir, int nfiles, size_t size, int cpu, int rfd)
+fr_reader(int i, void *arg)
 {
-	char path[PATH_MAX], *buf = load_xcalloc(1, size), c;
+	const struct fr_args *a = arg;
+	int nfiles = a->nfiles;
+	size_t size = a->size;
+	char dir[PATH_MAX], path[PATH_MAX], *buf = load_xcalloc(1, size);
 	struct stat st;
 	int j, fd;
 
-	load_pin_cpu(cpu);
-	if (read(rfd, &c, 1) != 1)
-		return -1;
+	snprintf(dir, sizeof(dir), "%.3000s/g%d", a->top, i);
 	for (j = 0; j < nfiles; j++) {
 		snprintf(path, sizeof(path), "%.3000s/f%d", dir, j);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -79,63 +88,30 @@ fr_iteration(struct wl_run *r, int it, const char *top, const int *cpus,
     int ncpus)
 {
 	int groups = (int)wl_get_int(r, "groups");
-	int nfiles = (int)wl_get_int(r, "files");
-	size_t size = wl_get_size(r, "size");
-	struct cg *cgs = load_xcalloc(groups, sizeof(*cgs));
-	pid_t *pids = load_xcalloc(groups, sizeof(pid_t));
-	int *wfd = load_xcalloc(groups, sizeof(int));
+	struct fr_args a = { top, (int)wl_get_int(r, "files"),
+	    wl_get_size(r, "size") };
+	struct wl_gate g;
 	struct rusage ru0, ru1;
-	char dir[PATH_MAX], name[32];
-	int i, rc = -1, fds[2], crc;
+	char dir[PATH_MAX];
+	int i, rc = -1;
 	double t0, t1;
 
-	for (i = 0; i < groups; i++)
-		wfd[i] = -1;
+	memset(&g, 0, sizeof(g));
 	for (i = 0; i < groups; i++) {
 		snprintf(dir, sizeof(dir), "%.3000s/g%d", top, i);
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			load_err("file-read: cannot create %s: %s", dir, strerror(errno));
 			goto out;
 		}
-		snprintf(name, sizeof(name), "reader%d", i);
-		if (cg_create(&cgs[i], NULL, name) < 0)
-			goto out;
-		if (pipe2(fds, O_CLOEXEC) < 0) {
-			load_err("pipe: %s", strerror(errno));
-			goto out;
-		}
-		fflush(NULL);
-		pids[i] = fork();
-		if (pids[i] == 0) {
-			close(fds[1]);
-			crc = fr_reader(dir, nfiles, size, cpus[i % ncpus], fds[0]);
-			_exit(crc < 0 ? 1 : 0);
-		}
-		close(fds[0]);
-		wfd[i] = fds[1];
-		if (pids[i] < 0) {
-			load_err("fork: %s", strerror(errno));
-			goto out;
-		}
-		if (cg_add_proc(&cgs[i], pids[i]) < 0)
-			goto out;
 	}
+	if (wl_gate_start(&g, groups, "reader", NULL, cpus, ncpus, fr_reader,
+	    &a) < 0)
+		goto out;
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	t0 = load_now();
-	for (i = 0; i < groups; i++) {
-		if (write(wfd[i], "g", 1) != 1) {
-			load_err("cannot release reader %d", i);
-			goto out;
-		}
-		close(wfd[i]);
-		wfd[i] = -1;
-	}
-	rc = 0;
-	for (i = 0; i < groups; i++) {
-		if (wl_wait(pids[i], "file-read reader") < 0)
-			rc = -1;
-		pids[i] = 0;
-	}
+	if (wl_gate_open(&g) < 0)
+		goto out;
+	rc = wl_gate_wait(&g, "file-read reader", NULL);
 	t1 = load_now();
 	getrusage(RUSAGE_CHILDREN, &ru1);
 	if (rc == 0) {
@@ -144,19 +120,12 @@ fr_iteration(struct wl_run *r, int it, const char *top, const int *cpus,
 		wl_emit(r, it, "user_sec", fr_tv(ru1.ru_utime) - fr_tv(ru0.ru_utime), "s", 0);
 	}
 out:
+	if (wl_gate_release(&g) < 0)
+		rc = -1;
 	for (i = 0; i < groups; i++) {
-		if (wfd[i] >= 0)
-			close(wfd[i]);
-		if (pids[i] > 0)
-			wl_wait(pids[i], "file-read reader");
-		if (cgs[i].path[0] && cg_destroy(&cgs[i]) < 0)
-			rc = -1;
 		snprintf(dir, sizeof(dir), "%.3000s/g%d", top, i);
 		rmdir(dir);
 	}
-	free(cgs);
-	free(pids);
-	free(wfd);
 	return rc;
 }
 

@@ -148,25 +148,31 @@ fail:
 	return -1;
 }
 
-static void
-memhog_child(int cpu, int rfd, size_t size, int passes)
+struct sm_args {
+	size_t	 size;
+	int	 passes;
+};
+
+/* Memhog i, in its memcg (a wl_gate child): touches every page of size
+   bytes, passes times, so memory.max below size makes it swap. */
+static int
+memhog_child(int i, void *arg)
 {
+	const struct sm_args *a = arg;
 	long pg = getpagesize();
-	char *p, c;
-	size_t i;
+	char *p;
+	size_t j;
 	int k;
 
-	load_pin_cpu(cpu);
-	if (read(rfd, &c, 1) != 1)	/* moved into the memcg by the parent */
-		_exit(3);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	p = mmap(NULL, a->size, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		_exit(4);
-	for (k = 0; k < passes; k++)
-		for (i = 0; i < size; i += pg)
-			p[i] = (char)(k + 1);
-	_exit(0);
+		return load_err("memhog %d: mmap of %zu bytes: %s", i, a->size,
+		    strerror(errno));
+	for (k = 0; k < a->passes; k++)
+		for (j = 0; j < a->size; j += pg)
+			p[j] = (char)(k + 1);
+	return 0;
 }
 
 static double
@@ -178,63 +184,27 @@ tv_sec(struct timeval tv)
 static int
 sm_iteration(struct wl_run *r, int it, const int *cpus, int ncpus)
 {
-	int groups = (int)wl_get_int(r, "groups"), passes = (int)wl_get_int(r, "passes");
-	size_t size = wl_get_size(r, "size");
-	struct cg *cgs = load_xcalloc(groups, sizeof(*cgs));
-	pid_t *pids = load_xcalloc(groups, sizeof(pid_t));
-	int *wfd = load_xcalloc(groups, sizeof(int));
+	int groups = (int)wl_get_int(r, "groups");
+	struct sm_args a = { wl_get_size(r, "size"),
+	    (int)wl_get_int(r, "passes") };
+	struct wl_gate g;
 	struct rusage ru0, ru1;
-	char limit[32], name[32];
+	char limit[32], hint[96];
 	double t0, t1;
-	int i, rc = -1, fds[2];
+	int rc = -1;
 
+	memset(&g, 0, sizeof(g));
 	snprintf(limit, sizeof(limit), "%llu", wl_get_size(r, "limit"));
-	for (i = 0; i < groups; i++)
-		wfd[i] = -1;
-	for (i = 0; i < groups; i++) {
-		snprintf(name, sizeof(name), "memhog%d", i);
-		if (cg_create(&cgs[i], NULL, name) < 0 ||
-		    cg_set(&cgs[i], "memory.max", limit) < 0)
-			goto out;
-		if (pipe2(fds, O_CLOEXEC) < 0) {
-			load_err("pipe: %s", strerror(errno));
-			goto out;
-		}
-		fflush(NULL);
-		pids[i] = fork();
-		if (pids[i] == 0) {
-			close(fds[1]);
-			memhog_child(cpus[i % ncpus], fds[0], size, passes);
-		}
-		close(fds[0]);
-		wfd[i] = fds[1];
-		if (pids[i] < 0) {
-			load_err("fork: %s", strerror(errno));
-			goto out;
-		}
-		if (cg_add_proc(&cgs[i], pids[i]) < 0)
-			goto out;
-	}
+	snprintf(hint, sizeof(hint), " (killed: OOM with memory.max=%s?)",
+	    limit);
+	if (wl_gate_start(&g, groups, "memhog", limit, cpus, ncpus,
+	    memhog_child, &a) < 0)
+		goto out;
 	getrusage(RUSAGE_CHILDREN, &ru0);
 	t0 = load_now();
-	for (i = 0; i < groups; i++) {
-		if (write(wfd[i], "g", 1) != 1) {
-			load_err("cannot release memhog %d: %s", i, strerror(errno));
-			goto out;
-		}
-		close(wfd[i]);
-		wfd[i] = -1;
-	}
-	rc = 0;
-	for (i = 0; i < groups; i++) {
-		char what[128];
-
-		snprintf(what, sizeof(what), "memhog in group %d (killed: OOM with memory.max=%s?)",
-		    i, limit);
-		if (wl_wait(pids[i], what) < 0)
-			rc = -1;
-		pids[i] = 0;
-	}
+	if (wl_gate_open(&g) < 0)
+		goto out;
+	rc = wl_gate_wait(&g, "memhog in group", hint);
 	t1 = load_now();
 	getrusage(RUSAGE_CHILDREN, &ru1);
 	if (rc == 0) {
@@ -243,17 +213,8 @@ sm_iteration(struct wl_run *r, int it, const int *cpus, int ncpus)
 		wl_emit(r, it, "user_sec", tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime), "s", 0);
 	}
 out:
-	for (i = 0; i < groups; i++) {
-		if (wfd[i] >= 0)
-			close(wfd[i]);	/* a child blocked on read exits */
-		if (pids[i] > 0)
-			wl_wait(pids[i], "memhog");
-		if (cgs[i].path[0] && cg_destroy(&cgs[i]) < 0)
-			rc = -1;
-	}
-	free(cgs);
-	free(pids);
-	free(wfd);
+	if (wl_gate_release(&g) < 0)
+		rc = -1;
 	return rc;
 }
 
