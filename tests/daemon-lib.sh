@@ -10,6 +10,7 @@
 #   kd_stop                   SIGTERM, waits for the exit; returns its status
 #   kd_wait_state ID STATE... polls /api/v1/series/ID until its state is
 #                             one of STATE, for $KD_WAIT seconds (default 30)
+#   kd_wait_series ID SECONDS STATE...  the same with its own limit
 #   kd_wait_rest ID [SECONDS] polls until the series rests (its "final" is
 #                             true: fetched before the build stages exist,
 #                             done, failed)
@@ -58,9 +59,15 @@ _kd_cleanup() {
 }
 at_exit _kd_cleanup
 
+kd_wait_series() {
+	_ws_id=$1 _ws_secs=$2
+	shift 2
+	wait_field "$KD_URL/api/v1/series/$_ws_id" .state "$_ws_secs" "$@"
+}
+
 kd_wait_state() {
 	id=$1; shift
-	wait_field "$KD_URL/api/v1/series/$id" .state "${KD_WAIT:-30}" "$@"
+	kd_wait_series "$id" "${KD_WAIT:-30}" "$@"
 }
 
 kd_wait_rest() {

@@ -56,22 +56,6 @@ HEAD=$(git -C "$R" rev-parse HEAD)
 kd_config "[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 8\njobs = 2"
 ok "daemon starts with a [tree] section" kd_start
 
-# wait_series ID SECONDS STATE...: polls until the series is in one of STATE
-wait_series() {
-	_id=$1 _secs=$2; shift 2
-	_i=0
-	while [ $_i -lt $((_secs * 5)) ]; do
-		_st=$(curl -fs "$KD_URL/api/v1/series/$_id" | jq -r .state)
-		for _w in "$@"; do
-			[ "$_st" = "$_w" ] && return 0
-		done
-		sleep 0.2
-		_i=$((_i + 1))
-	done
-	echo "# series $_id is '$_st', not one of: $*"
-	return 1
-}
-
 submit() {	# submit MBOX [BASE] -> prints the id
 	curl -s -o "$T/r.json" -X POST -H "Content-Type: application/mbox" \
 	    --data-binary @"$1" "$KD_URL/api/v1/series${2:+?base=$2}"
@@ -82,7 +66,7 @@ get() {		# get ID -> $T/s.json
 }
 
 G=$(submit "$T/good.mbox")
-ok "good series is built" wait_series "$G" 60 built
+ok "good series is built" kd_wait_series "$G" 60 built
 get "$G"
 is "$(jq -r .builds.base_choice "$T/s.json")" base-commit "base from base-commit:"
 is "$(jq -r .builds.base_commit "$T/s.json")" "$BASE" "base is the footer's commit"
@@ -105,36 +89,36 @@ curl -s "$KD_URL/series/$G" >"$T/g.html"
 like "/builds/$BB" "$T/g.html" "series page links the builds"
 
 N=$(submit "$T/offset-nobase.mbox")
-ok "moved hunk series is built" wait_series "$N" 60 built
+ok "moved hunk series is built" kd_wait_series "$N" 60 built
 get "$N"
 is "$(jq -r .builds.base_choice "$T/s.json")" branch-head "no footer: branch head"
 is "$(jq -r '.builds.apply[0].applied_by' "$T/s.json")" "git apply -3" \
     "moved hunk applied by the git fallback"
 
 U=$(submit "$T/unknown-base.mbox" "$BASE")
-ok "unknown base-commit falls back" wait_series "$U" 60 built
+ok "unknown base-commit falls back" kd_wait_series "$U" 60 built
 get "$U"
 is "$(jq -r .builds.base_choice "$T/s.json")" submitted "submitted base used"
 like "not in the tree" "$T/s.json" "reason names the missing base-commit"
 
 X=$(submit "$T/reject.mbox")
-ok "rejected hunk fails" wait_series "$X" 60 failed
+ok "rejected hunk fails" kd_wait_series "$X" 60 failed
 get "$X"
 like "patch 1/1 .*does not apply to $(echo "$BASE" | cut -c1-12): mm/swap.c @@ -7,7 \\+7,7 @@" \
     "$T/s.json" "failure names the patch, base and hunk"
 
 C=$(submit "$T/corrupt.mbox")
-ok "corrupt hunk fails" wait_series "$C" 60 failed
+ok "corrupt hunk fails" kd_wait_series "$C" 60 failed
 get "$C"
 like "corrupt patch" "$T/s.json" "reason: corrupt patch"
 
 M=$(submit "$T/missing.mbox")
-ok "file the tree lacks fails" wait_series "$M" 60 failed
+ok "file the tree lacks fails" kd_wait_series "$M" 60 failed
 get "$M"
 like "mm/nosuch.c" "$T/s.json" "reason names the file"
 
 E=$(submit "$T/net.mbox")
-ok "network-reaching Makefile fails" wait_series "$E" 60 failed
+ok "network-reaching Makefile fails" kd_wait_series "$E" 60 failed
 get "$E"
 like "patched build failed" "$T/s.json" "reason: patched build failed"
 EB=$(jq -r .builds.patched.id "$T/s.json")
@@ -142,17 +126,17 @@ curl -s "$KD_URL/api/v1/builds/$EB" >"$T/eb.json"
 like "unreachable|refused" "$T/eb.json" "log tail shows the network was unreachable"
 
 S=$(submit "$T/escape.mbox")
-ok "Makefile writing outside fails" wait_series "$S" 60 failed
+ok "Makefile writing outside fails" kd_wait_series "$S" 60 failed
 ok "nothing written outside" test ! -e "$SRC/var/t3000-escaped"
 
 H=$(submit "$T/hang.mbox")
-ok "hanging build fails" wait_series "$H" 60 failed
+ok "hanging build fails" kd_wait_series "$H" 60 failed
 get "$H"
 like "timed out after 8 s" "$T/s.json" "reason: the time limit"
 
 is "$(git -C "$R" rev-parse master)" "$HEAD" "the tree's branch is untouched"
 G2=$(submit "$T/good.mbox")
-ok "resubmitted good series is built" wait_series "$G2" 30 built
+ok "resubmitted good series is built" kd_wait_series "$G2" 30 built
 get "$G2"
 is "$(jq -r .builds.base.id "$T/s.json")/$(jq -r .builds.patched.id "$T/s.json")" \
     "$BB/$PB" "resubmission reuses both builds (cache hit)"
@@ -172,7 +156,7 @@ ok "daemon stops during the build" kd_stop
 ok "daemon restarts" kd_start
 get "$H2"
 is "$(jq -r .state "$T/s.json")" applied "interrupted series is still applied"
-ok "the build is run again (and hits the limit)" wait_series "$H2" 60 failed
+ok "the build is run again (and hits the limit)" kd_wait_series "$H2" 60 failed
 get "$H2"
 like "timed out after 8 s" "$T/s.json" "reason: the time limit"
 
@@ -185,7 +169,7 @@ printf '[tree "remote"]\nurl = file://%s\npath = %s/remote.git\n[tree "gone"]\nu
 sed -i 's/^\[build\]$/[build]\ntree = remote/' "$T/kperfcid.conf"
 ok "daemon restarts with a URL tree" kd_start
 F=$(submit "$T/good.mbox")
-ok "series on a fetched tree is built" wait_series "$F" 60 built
+ok "series on a fetched tree is built" kd_wait_series "$F" 60 built
 get "$F"
 is "$(jq -r .builds.tree_fetch.state "$T/s.json")" done "fetch recorded as done"
 is "$(git --git-dir="$T/remote.git" rev-parse master)" "$HEAD" "fetched branch head"
@@ -193,7 +177,7 @@ kd_stop
 sed -i 's/^tree = remote$/tree = gone/' "$T/kperfcid.conf"
 ok "daemon restarts with an unreachable tree" kd_start
 F2=$(submit "$T/good.mbox")
-ok "series on an unreachable tree fails" wait_series "$F2" 60 failed
+ok "series on an unreachable tree fails" kd_wait_series "$F2" 60 failed
 get "$F2"
 like "git fetch file://$T/nonexistent master: exit 128" "$T/s.json" \
     "failure names the fetch and git's reason"

@@ -30,22 +30,6 @@ CACHE=$(kernel_cache_dir)/builds
 kd_config "[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $CACHE\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 5400"
 ok "daemon starts" kd_start
 
-# wait_series ID SECONDS STATE...: polls until the series is in one of STATE
-wait_series() {
-	_id=$1 _secs=$2; shift 2
-	_i=0
-	while [ $_i -lt $((_secs * 5)) ]; do
-		_st=$(curl -fs "$KD_URL/api/v1/series/$_id" | jq -r .state)
-		for _w in "$@"; do
-			[ "$_st" = "$_w" ] && return 0
-		done
-		sleep 0.2
-		_i=$((_i + 1))
-	done
-	echo "# series $_id is '$_st', not one of: $*"
-	return 1
-}
-
 submit() {
 	curl -s -o "$T/r.json" -X POST -H "Content-Type: application/mbox" \
 	    --data-binary @"$1" "$KD_URL/api/v1/series"
@@ -54,8 +38,8 @@ submit() {
 
 NOOP=$(submit "$SRC/patches/noop.mbox")
 LRU=$(submit "$SRC/patches/lru-delay.mbox")
-ok "noop series built" wait_series "$NOOP" 3600 built failed
-ok "lru-delay series built" wait_series "$LRU" 3600 built failed
+ok "noop series built" kd_wait_series "$NOOP" 3600 built failed
+ok "lru-delay series built" kd_wait_series "$LRU" 3600 built failed
 curl -s "$KD_URL/api/v1/series/$NOOP" >"$T/noop.json"
 curl -s "$KD_URL/api/v1/series/$LRU" >"$T/lru.json"
 is "$(jq -r .state "$T/noop.json")" built "noop is built $(jq -r '.error // empty' "$T/noop.json")"
@@ -87,7 +71,7 @@ echo "# (cache hits record the lookup time) base build $(jq -r .builds.base.seco
 
 BEFORE=$(ls "$CACHE/b" | wc -l)
 LRU2=$(submit "$SRC/patches/lru-delay.mbox")
-ok "resubmitted lru-delay built" wait_series "$LRU2" 120 built
+ok "resubmitted lru-delay built" kd_wait_series "$LRU2" 120 built
 curl -s "$KD_URL/api/v1/series/$LRU2" >"$T/lru2.json"
 is "$(jq -r '[.builds.base.id, .builds.patched.id] | join(",")' "$T/lru2.json")" \
     "$(jq -r '[.builds.base.id, .builds.patched.id] | join(",")' "$T/lru.json")" \
