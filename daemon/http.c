@@ -298,20 +298,30 @@ http_json_body(const struct http_req *r, struct http_resp *resp)
 	return j;
 }
 
+/* The field's value: 0 with *v, 1 absent and optional, -1 (400 in resp)
+   absent and required. */
+static int
+http_json_field(json_t *obj, const char *field, int required, json_t **v,
+    struct http_resp *resp)
+{
+	*v = json_object_get(obj, field);
+	if (*v && !json_is_null(*v))
+		return 0;
+	if (!required)
+		return 1;
+	http_reply_error(resp, 400, "missing field \"%s\"", field);
+	return -1;
+}
+
 int
 http_json_str(json_t *obj, const char *field, int required, const char **out,
     struct http_resp *resp)
 {
-	json_t *v = json_object_get(obj, field);
+	json_t *v;
+	int rc = http_json_field(obj, field, required, &v, resp);
 
-	if (!v || json_is_null(v)) {
-		if (required) {
-			http_reply_error(resp, 400, "missing field \"%s\"",
-			    field);
-			return -1;
-		}
-		return 1;
-	}
+	if (rc != 0)
+		return rc;
 	if (!json_is_string(v)) {
 		http_reply_error(resp, 400, "field \"%s\" must be a string",
 		    field);
@@ -325,16 +335,11 @@ int
 http_json_int(json_t *obj, const char *field, int required, long long *out,
     struct http_resp *resp)
 {
-	json_t *v = json_object_get(obj, field);
+	json_t *v;
+	int rc = http_json_field(obj, field, required, &v, resp);
 
-	if (!v || json_is_null(v)) {
-		if (required) {
-			http_reply_error(resp, 400, "missing field \"%s\"",
-			    field);
-			return -1;
-		}
-		return 1;
-	}
+	if (rc != 0)
+		return rc;
 	if (!json_is_integer(v)) {
 		http_reply_error(resp, 400, "field \"%s\" must be an integer",
 		    field);
