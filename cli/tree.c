@@ -62,17 +62,6 @@ cmd_tree_import(int argc, char **argv)
 	}
 	if (!dir)
 		dir = def = xasprintf("var/trees/%s", name);
-	if (def) {
-		/* the default lives under ./var: make its parents */
-		char *p = xstrdup(def);
-
-		for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
-			*s = '\0';
-			mkdir(p, 0755);
-			*s = '/';
-		}
-		free(p);
-	}
 	if (tree_import_tarball(tarball, dir, commit, &err) != 0) {
 		fprintf(stderr, "kperfci tree import: %s\n", err.data);
 		goto out;

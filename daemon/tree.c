@@ -193,6 +193,43 @@ tree_chomp(struct buf *b)
 		b->data[--b->len] = '\0';
 }
 
+/*
+ * Makes dir (and its missing parents) for an import.  An existing empty
+ * directory is fine; anything else is an error naming the real cause.
+ */
+static int
+tree_import_mkdir(const char *dir, struct buf *err)
+{
+	char *p = xstrdup(dir);
+	int rc = -1;
+
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0755) == -1 && errno != EEXIST) {
+			buf_addf(err, "cannot create %s: %s", p, strerror(errno));
+			goto out;
+		}
+		*s = '/';
+	}
+	if (mkdir(dir, 0755) == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (errno != EEXIST) {
+		buf_addf(err, "cannot create %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (rmdir(dir) == -1 || mkdir(dir, 0755) == -1) {
+		buf_addf(err, "%s exists and is not an empty directory (%s)",
+		    dir, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(p);
+	return rc;
+}
+
 int
 tree_import_tarball(const char *tarball, const char *dir, char commit_out[41],
     struct buf *err)
@@ -226,13 +263,9 @@ tree_import_tarball(const char *tarball, const char *dir, char commit_out[41],
 		    errno ? strerror(errno) : "not a regular file");
 		return -1;
 	}
-	if (mkdir(dir, 0755) == 0)
-		made = 1;
-	else if (errno != EEXIST || rmdir(dir) == -1 || mkdir(dir, 0755) == -1) {
-		buf_addf(err, "%s exists and is not an empty directory", dir);
+	if (tree_import_mkdir(dir, err) != 0)
 		return -1;
-	} else
-		made = 1;
+	made = 1;
 
 	if (!(tmp = tree_tmp_dir())) {
 		buf_addf(err, "cannot create a temporary directory");

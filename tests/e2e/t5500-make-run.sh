@@ -1,0 +1,72 @@
+#!/bin/sh
+# t5500-make-run: the README's first command, `make run`, on a fresh clone.
+#
+# Clones this repository (its committed HEAD) into a scratch directory and
+# runs `make run` there as a new user would: packages (already installed
+# here, so install-deps is quiet), the build, the tree import into a var/
+# that does not exist yet, the local lore, kperfcid and the qemu agent.
+# The import reads a small tarball shaped like linux-source-6.12's (the real
+# one takes minutes and is imported by the kernel tests): the code path is
+# the same, and it is where a fresh clone failed before (no var/trees).
+# Ports are free ones (KPERFCI_PORT, KPERFCI_LORE_PORT), so the test does
+# not collide with a `make run` of the developer's own.
+. "$(dirname "$0")/../lib.sh"
+
+C="$T/clone"
+git clone -q "$SRC" "$C" || { echo "Bail out! git clone $SRC"; exit 1; }
+ok "the clone has no var/" test ! -e "$C/var"
+
+# A tarball with the layout Debian's has: one top directory, a Makefile.
+mkdir -p "$T/tar/linux-source-6.12/mm"
+printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$T/tar/linux-source-6.12/Makefile"
+printf 'int swap;\n' >"$T/tar/linux-source-6.12/mm/swap.c"
+tar -C "$T/tar" -cJf "$T/small.tar.xz" linux-source-6.12
+
+PORT=$(free_port)
+LORE_PORT=$(free_port)
+# setsid: the whole process group (make, tools/run, its servers) is
+# stopped at the end with one signal, as Ctrl-C would.
+(cd "$C" && KPERFCI_PORT=$PORT KPERFCI_LORE_PORT=$LORE_PORT \
+    KPERFCI_TARBALL="$T/small.tar.xz" exec setsid make run) \
+    >"$T/run.log" 2>&1 &
+RUN=$!
+stop_run() {
+	kill -TERM -- "-$RUN" 2>/dev/null
+	i=0
+	while kill -0 "$RUN" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL -- "-$RUN" 2>/dev/null
+	:
+}
+at_exit stop_run
+
+# The build takes a minute or two on 2 cores; then start-up is seconds.
+i=0
+until grep -q 'kperfci: running on' "$T/run.log" || [ $i -ge 1200 ] ||
+    ! kill -0 "$RUN" 2>/dev/null; do
+	sleep 0.5
+	i=$((i + 1))
+done
+like "kperfci: running on http://127.0.0.1:$PORT/" "$T/run.log" \
+    "make run prints where it runs"
+ok "/healthz answers" wait_http "http://127.0.0.1:$PORT/healthz" 30
+curl -s "http://127.0.0.1:$PORT/healthz" >"$T/h.json"
+is "$(jq -r .status "$T/h.json")" ok "/healthz says ok"
+ok "the tree was imported into var/trees (parents made)" \
+    git -C "$C/var/trees/linux-6.12" rev-parse -q --verify master
+like "series on the local lore" "$T/run.log" "the lore URLs are printed"
+like "http://127.0.0.1:$LORE_PORT/linux-mm/kperfci-calibration-lru-delay" \
+    "$T/run.log" "the lru-delay calibration's URL among them"
+url=$(sed -n "s|^ *\(http://127.0.0.1:$LORE_PORT/linux-mm/kperfci-calibration-lru-delay[^ ]*\).*|\1|p" \
+    "$T/run.log" | head -1)
+ok "the printed lore URL serves the thread" curl -fs -o "$T/t.mbox.gz" \
+    "${url}t.mbox.gz"
+# The agent registers itself with its emulated 2-socket topology.
+ok "the local qemu agent registers" wait_field \
+    "http://127.0.0.1:$PORT/api/v1/agents" '.[0].name // .agents[0].name' \
+    60 qemu-local
+stop_run
+ok "Ctrl-C stops everything" sh -c "! kill -0 $RUN 2>/dev/null"
+test_done
