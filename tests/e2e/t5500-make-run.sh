@@ -31,13 +31,14 @@ LORE_PORT=$(free_port)
     >"$T/run.log" 2>&1 &
 RUN=$!
 stop_run() {
-	kill -TERM -- "-$RUN" 2>/dev/null
+	kill -TERM -- "-$RUN" 2>/dev/null || return 0
 	i=0
-	while kill -0 "$RUN" 2>/dev/null && [ $i -lt 100 ]; do
+	while kill -0 -- "-$RUN" 2>/dev/null && [ $i -lt 150 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	kill -KILL -- "-$RUN" 2>/dev/null
+	wait "$RUN" 2>/dev/null
 	:
 }
 at_exit stop_run
@@ -65,8 +66,9 @@ ok "the printed lore URL serves the thread" curl -fs -o "$T/t.mbox.gz" \
     "${url}t.mbox.gz"
 # The agent registers itself with its emulated 2-socket topology.
 ok "the local qemu agent registers" wait_field \
-    "http://127.0.0.1:$PORT/api/v1/agents" '.[0].name // .agents[0].name' \
+    "http://127.0.0.1:$PORT/api/v1/agents" '.agents[0].name' \
     60 qemu-local
 stop_run
-ok "Ctrl-C stops everything" sh -c "! kill -0 $RUN 2>/dev/null"
+ok "Ctrl-C stops everything (no process of the group left)" \
+    sh -c "! kill -0 -- -$RUN 2>/dev/null"
 test_done
