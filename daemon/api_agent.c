@@ -266,7 +266,6 @@ api_kernel_get(struct http_req *req, struct http_resp *resp)
 {
 	char *sha = NULL, *rel = NULL, *path = NULL, real[PATH_MAX],
 	    root[PATH_MAX];
-	struct buf b = BUF_INIT(PROTO_MAX_KERNEL);
 	long long id, size;
 	int rc;
 
@@ -290,15 +289,10 @@ api_kernel_get(struct http_req *req, struct http_resp *resp)
 		http_reply_error(resp, 404, "kernel %lld: file missing", id);
 		goto out;
 	}
-	if (buf_read_file(&b, real) == -1) {
+	/* sent from the descriptor, not read into memory */
+	if (http_reply_file(resp, "application/octet-stream", real) < 0)
 		http_reply_error(resp, 500, "kernel %lld: unreadable", id);
-		goto out;
-	}
-	resp->status = 200;
-	resp->content_type = "application/octet-stream";
-	buf_add(&resp->body, b.data, b.len);
 out:
-	buf_release(&b);
 	free(sha);
 	free(rel);
 	free(path);

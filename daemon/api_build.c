@@ -7,8 +7,11 @@
  *						build.log of a build
  *
  * Artifacts are served from the build's directory by fixed names only: the
- * path is never built from the request.
+ * path is never built from the request.  They are sent from an open file
+ * descriptor (http_reply_file), never read into memory, so slow readers of
+ * a 50 MB bzImage cost the daemon descriptors, not RAM.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +23,6 @@
 #include "daemon/stage_build.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
-
-#define API_BUILD_ARTIFACT_MAX	(256u << 20)
 
 static int
 api_build_load(struct http_req *req, struct http_resp *resp,
@@ -73,7 +74,6 @@ api_build_artifact(struct http_req *req, struct http_resp *resp)
 		{ "build.log", "text/plain; charset=utf-8" },
 	};
 	const char *a = http_param(req, "artifact");
-	struct buf data = BUF_INIT(API_BUILD_ARTIFACT_MAX);
 	struct db_build b;
 	char *path;
 	size_t i;
@@ -93,18 +93,11 @@ api_build_artifact(struct http_req *req, struct http_resp *resp)
 		return 0;
 	}
 	path = xasprintf("%s/%s", b.dir, names[i][0]);
-	if (buf_read_file(&data, path) != 0) {
-		http_reply_error(resp, 404, "build %lld has no %s",
-		    (long long)b.id, names[i][0]);
-	} else {
-		resp->status = 200;
-		resp->content_type = names[i][1];
-		buf_release(&resp->body);
-		resp->body = data;
-		buf_init(&data, 0);
-	}
+	if (http_reply_file(resp, names[i][1], path) < 0)
+		http_reply_error(resp, 404, "build %lld has no %s%s",
+		    (long long)b.id, names[i][0], errno == ENOENT ? "" :
+		    " (not a regular file)");
 	free(path);
-	buf_release(&data);
 	db_build_release(&b);
 	return 0;
 }

@@ -71,6 +71,22 @@ const struct config_key config_keys[] = {
 	/* Seconds between scans for work the pipeline may have missed. */
 	{ "daemon", "poll", CONFIG_INT, "5", check_positive, 0 },
 
+	/* ---- [http] (daemon/http.c, daemon/limits.c) ---- */
+	/* Request body bytes being received at once, over all clients
+	   (bodies past 64 KiB are streamed to <data>/tmp, not memory). */
+	{ "http", "max_inflight", CONFIG_SIZE, "256M", check_positive, 0 },
+	/* Open connections, in all and from one address; seconds a
+	   connection may sit idle before it is closed. */
+	{ "http", "max_connections", CONFIG_INT, "1000", check_positive, 0 },
+	{ "http", "per_ip_connections", CONFIG_INT, "32", check_positive, 0 },
+	{ "http", "timeout", CONFIG_INT, "30", check_positive, 0 },
+	/* Submissions (POST /api/v1/series, the form) per submitter: a
+	   burst, then so many per hour; uploaded mbox bytes one submitter
+	   may hold in the store. */
+	{ "http", "submit_burst", CONFIG_INT, "20", check_positive, 0 },
+	{ "http", "submit_per_hour", CONFIG_INT, "60", check_positive, 0 },
+	{ "http", "upload_quota", CONFIG_SIZE, "256M", check_positive, 0 },
+
 	/* ---- [lore] (daemon core) ---- */
 	/* The lore client's timeouts and size cap are the LORE_* constants
 	   in lore.h; only the allowlist is configuration. */

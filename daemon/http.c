@@ -12,13 +12,17 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -92,6 +96,7 @@ http_resp_init(struct http_resp *r)
 {
 	memset(r, 0, sizeof(*r));
 	buf_init(&r->body, 0);
+	r->fd = -1;
 }
 
 void
@@ -99,7 +104,10 @@ http_resp_release(struct http_resp *r)
 {
 	buf_release(&r->body);
 	kv_free(r->headers, r->nheaders);
+	if (r->fd >= 0)
+		close(r->fd);
 	memset(r, 0, sizeof(*r));
+	r->fd = -1;
 }
 
 /* The value of name in v (header names compare without case). */
@@ -271,6 +279,33 @@ http_redirect(struct http_resp *r, const char *location)
 	http_resp_header(r, "Location", location);
 	return http_reply_text(r, 303, "text/plain; charset=utf-8",
 	    location);
+}
+
+int
+http_reply_file(struct http_resp *r, const char *ctype, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	buf_reset(&r->body);
+	r->status = 200;
+	r->content_type = ctype;
+	r->fd = fd;
+	r->fd_size = (unsigned long long)st.st_size;
+	return 0;
 }
 
 json_t *
@@ -498,15 +533,38 @@ out:
 
 /* ---- the server ------------------------------------------------------ */
 
+/* Defaults of the [http] keys (http_opts fields left 0). */
+#define HTTP_DEF_INFLIGHT	(256u << 20)
+#define HTTP_DEF_CONNECTIONS	1000
+#define HTTP_DEF_PER_IP		32
+#define HTTP_DEF_TIMEOUT	30
+/* Bodies up to this size stay in memory; larger ones go to the spool. */
+#define HTTP_SPOOL_OVER		(64u << 10)
+
 struct http_server {
 	struct MHD_Daemon *mhd;
 	struct http_opts opts;
 	int	 port;
+	size_t	 inflight;		/* body bytes held; __atomic */
+};
+
+/* Why a body is not dispatched to its handler. */
+enum http_refuse {
+	HTTP_BODY_OK,
+	HTTP_BODY_TOO_BIG,		/* over max_body: 413 */
+	HTTP_BODY_BUSY,			/* over max_inflight: 503 */
+	HTTP_BODY_SPOOL,		/* the spool file failed: 500 */
+	HTTP_BODY_ANSWERED,		/* refused before it was read */
 };
 
 struct http_conn {
 	struct http_req req;
-	int	 too_big;
+	enum http_refuse refuse;
+	size_t	 held;			/* bytes counted in s->inflight */
+	size_t	 received;
+	int	 spool;			/* -1, or the body's unnamed file */
+	void	*map;			/* the spool mapped while dispatched */
+	size_t	 maplen;
 };
 
 static enum MHD_Result
@@ -522,21 +580,11 @@ http_collect(void *cls, enum MHD_ValueKind kind, const char *key,
 	return MHD_YES;
 }
 
-static enum MHD_Result
-http_send(struct MHD_Connection *c, struct http_resp *resp, int head)
+static void
+http_add_headers(struct MHD_Response *mr, const struct http_resp *resp)
 {
-	struct MHD_Response *mr;
-	enum MHD_Result ret;
-	size_t len = resp->body.len, i;
-	char *data;
+	size_t i;
 
-	data = buf_detach(&resp->body, &len);
-	mr = MHD_create_response_from_buffer(head ? 0 : len, data,
-	    MHD_RESPMEM_MUST_FREE);
-	if (!mr) {
-		free(data);
-		return MHD_NO;
-	}
 	if (resp->content_type)
 		MHD_add_response_header(mr, "Content-Type",
 		    resp->content_type);
@@ -544,9 +592,259 @@ http_send(struct MHD_Connection *c, struct http_resp *resp, int head)
 	for (i = 0; i < resp->nheaders; i++)
 		MHD_add_response_header(mr, resp->headers[i].name,
 		    resp->headers[i].value);
+}
+
+static enum MHD_Result
+http_send(struct MHD_Connection *c, struct http_resp *resp, int head)
+{
+	struct MHD_Response *mr;
+	enum MHD_Result ret;
+	size_t len = resp->body.len;
+	char *data;
+
+	if (resp->fd >= 0) {
+		/* MHD owns the descriptor from here and closes it. */
+		mr = MHD_create_response_from_fd64(resp->fd_size, resp->fd);
+		if (!mr)
+			return MHD_NO;
+		resp->fd = -1;
+	} else {
+		data = buf_detach(&resp->body, &len);
+		mr = MHD_create_response_from_buffer(head ? 0 : len, data,
+		    MHD_RESPMEM_MUST_FREE);
+		if (!mr) {
+			free(data);
+			return MHD_NO;
+		}
+	}
+	http_add_headers(mr, resp);
 	ret = MHD_queue_response(c, resp->status ? resp->status : 500, mr);
 	MHD_destroy_response(mr);
 	return ret;
+}
+
+/* Counts n more body bytes against max_inflight: 0, or -1 when over. */
+static int
+http_hold(struct http_server *s, struct http_conn *hc, size_t n)
+{
+	size_t now = __atomic_add_fetch(&s->inflight, n, __ATOMIC_RELAXED);
+
+	hc->held += n;
+	return now > s->opts.max_inflight ? -1 : 0;
+}
+
+static void
+http_unhold(struct http_server *s, struct http_conn *hc)
+{
+	__atomic_sub_fetch(&s->inflight, hc->held, __ATOMIC_RELAXED);
+	hc->held = 0;
+}
+
+size_t
+http_inflight(const struct http_server *s)
+{
+	return __atomic_load_n(&s->inflight, __ATOMIC_RELAXED);
+}
+
+/* An unnamed 0600 file in the spool directory; -1 (logged) on failure. */
+static int
+http_spool_open(const struct http_server *s)
+{
+	const char *dir = s->opts.spool ? s->opts.spool : "/tmp";
+	char *tmpl;
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
+	    errno != EINVAL)) {
+		if (fd < 0)
+			log_warn("http: spool %s", dir);
+		return fd;
+	}
+	/* no O_TMPFILE on this file system: a named file, unlinked now */
+	tmpl = xasprintf("%s/body.XXXXXX", dir);
+	if ((fd = mkostemp(tmpl, O_CLOEXEC)) >= 0)
+		unlink(tmpl);
+	else
+		log_warn("http: spool %s", tmpl);
+	free(tmpl);
+	return fd;
+}
+
+static int
+http_write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		if ((w = write(fd, p, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Appends one chunk of the body: memory first, the spool past 64 KiB. */
+static void
+http_body_chunk(struct http_server *s, struct http_conn *hc,
+    const char *data, size_t n)
+{
+	struct buf *b = &hc->req.body;
+
+	if (hc->refuse != HTTP_BODY_OK)
+		return;
+	if (hc->received + n > b->max) {
+		hc->refuse = HTTP_BODY_TOO_BIG;
+		return;
+	}
+	/* a declared length was held up front; a chunked body as it comes */
+	if (hc->received + n > hc->held && http_hold(s, hc,
+	    hc->received + n - hc->held) < 0) {
+		hc->refuse = HTTP_BODY_BUSY;
+		return;
+	}
+	hc->received += n;
+	if (hc->spool < 0 && hc->received <= HTTP_SPOOL_OVER) {
+		buf_add(b, data, n);
+		return;
+	}
+	if (hc->spool < 0) {
+		if ((hc->spool = http_spool_open(s)) < 0 ||
+		    http_write_all(hc->spool, b->data ? b->data : "",
+		    b->len) < 0) {
+			hc->refuse = HTTP_BODY_SPOOL;
+			return;
+		}
+		buf_release(b);
+	}
+	if (http_write_all(hc->spool, data, n) < 0) {
+		log_warn("http: spooling a body");
+		hc->refuse = HTTP_BODY_SPOOL;
+	}
+}
+
+/*
+ * Shows a spooled body to the handler as req->body, mapped read-only with
+ * a NUL after it (as a buf's data has).  -1 (logged) on failure.
+ */
+static int
+http_body_map(struct http_conn *hc)
+{
+	if (hc->spool < 0)
+		return 0;
+	if (http_write_all(hc->spool, "", 1) < 0) {
+		log_warn("http: spooling a body");
+		return -1;
+	}
+	hc->maplen = hc->received + 1;
+	hc->map = mmap(NULL, hc->maplen, PROT_READ, MAP_SHARED, hc->spool, 0);
+	if (hc->map == MAP_FAILED) {
+		log_warn("http: mapping a body of %zu bytes", hc->received);
+		hc->map = NULL;
+		return -1;
+	}
+	hc->req.body.data = hc->map;
+	hc->req.body.len = hc->received;
+	return 0;
+}
+
+static void
+http_body_unmap(struct http_conn *hc)
+{
+	if (!hc->map)
+		return;
+	munmap(hc->map, hc->maplen);
+	hc->map = NULL;
+	hc->req.body.data = NULL;
+	hc->req.body.len = 0;
+}
+
+/* The answer to a body refused before or while it came. */
+static void
+http_refusal(struct http_server *s, struct http_conn *hc,
+    struct http_resp *resp)
+{
+	struct buf msg = BUF_INIT(0);
+	const struct route *rt;
+	int st;
+
+	if (hc->refuse == HTTP_BODY_TOO_BIG) {
+		hc->req.body.overflow = 1;
+		http_route_dispatch(s->opts.tables, &hc->req, resp);
+		return;
+	}
+	rt = http_route_match(s->opts.tables, &hc->req, &st);
+	if (hc->refuse == HTTP_BODY_BUSY) {
+		buf_addf(&msg, "server busy: request bodies being received "
+		    "exceed [http] max_inflight (%zu bytes); try again later",
+		    s->opts.max_inflight);
+		http_error_for(&hc->req, rt, resp, 503, msg.data);
+		http_resp_header(resp, "Retry-After", "10");
+	} else
+		http_error_for(&hc->req, rt, resp, 500, "the request body "
+		    "could not be stored for reading (see the daemon log)");
+	buf_release(&msg);
+}
+
+/* First call for a request: collect it, refuse what cannot be read. */
+static enum MHD_Result
+http_begin(struct http_server *s, struct MHD_Connection *c,
+    const char *url, const char *method, void **con_cls)
+{
+	struct http_conn *hc = xcalloc(1, sizeof(*hc));
+	struct http_resp resp;
+	const char *cl;
+	unsigned long long len = 0;
+	enum MHD_Result ret;
+	size_t max;
+
+	max = http_route_max_body(s->opts.tables, method, url,
+	    s->opts.max_body);
+	http_req_init(&hc->req, method, url, max);
+	hc->spool = -1;
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, http_collect,
+	    &hc->req);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, http_collect, &hc->req);
+	*con_cls = hc;
+	/* Refuse a declared oversize body, or one the server has no room
+	   for now, before reading any of it. */
+	if ((cl = http_header(&hc->req, "Content-Length")))
+		len = strtoull(cl, NULL, 10);
+	if (len > max)
+		hc->refuse = HTTP_BODY_TOO_BIG;
+	else if (len && http_hold(s, hc, len) < 0)
+		hc->refuse = HTTP_BODY_BUSY;
+	if (hc->refuse == HTTP_BODY_OK)
+		return MHD_YES;
+	http_resp_init(&resp);
+	http_refusal(s, hc, &resp);
+	ret = http_send(c, &resp, 0);
+	http_resp_release(&resp);
+	http_unhold(s, hc);
+	hc->refuse = HTTP_BODY_ANSWERED;
+	return ret;
+}
+
+static void
+http_peer(struct MHD_Connection *c, char *peer, size_t sz)
+{
+	const union MHD_ConnectionInfo *ci;
+	const struct sockaddr *sa;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!ci || !ci->client_addr)
+		return;
+	sa = ci->client_addr;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+		    peer, sz);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->
+		    sin6_addr, peer, sz);
 }
 
 static enum MHD_Result
@@ -557,65 +855,34 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 	struct http_server *s = cls;
 	struct http_conn *hc = *con_cls;
 	struct http_resp resp;
-	const union MHD_ConnectionInfo *ci;
-	const char *cl;
 	enum MHD_Result ret;
-	size_t max;
 	char peer[INET6_ADDRSTRLEN] = "";
 
-	if (!hc) {
-		hc = xcalloc(1, sizeof(*hc));
-		max = http_route_max_body(s->opts.tables, method, url,
-		    s->opts.max_body);
-		http_req_init(&hc->req, method, url, max);
-		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND,
-		    http_collect, &hc->req);
-		MHD_get_connection_values(c, MHD_HEADER_KIND, http_collect,
-		    &hc->req);
-		*con_cls = hc;
-		/* Refuse a declared oversize body before reading any of it. */
-		cl = http_header(&hc->req, "Content-Length");
-		if (cl && strtoull(cl, NULL, 10) > max) {
-			hc->req.body.overflow = 1;
-			http_resp_init(&resp);
-			http_route_dispatch(s->opts.tables, &hc->req, &resp);
-			ret = http_send(c, &resp, 0);
-			http_resp_release(&resp);
-			hc->too_big = 2;
-			return ret;
-		}
-		return MHD_YES;
-	}
+	if (!hc)
+		return http_begin(s, c, url, method, con_cls);
 	if (*upload_size) {
-		/* Keep consuming an oversize body, but store none of it. */
-		if (!hc->too_big && buf_add(&hc->req.body, upload,
-		    *upload_size) < 0)
-			hc->too_big = 1;
+		/* A refused body is consumed, but none of it is kept. */
+		http_body_chunk(s, hc, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (hc->too_big == 2)
+	if (hc->refuse == HTTP_BODY_ANSWERED)
 		return MHD_YES;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (ci && ci->client_addr) {
-		const struct sockaddr *sa = ci->client_addr;
-
-		if (sa->sa_family == AF_INET)
-			inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->
-			    sin_addr, peer, sizeof(peer));
-		else if (sa->sa_family == AF_INET6)
-			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->
-			    sin6_addr, peer, sizeof(peer));
-		hc->req.peer = peer;
-	}
-	hc->req.db = s->opts.thread_db ? s->opts.thread_db() : NULL;
-	if (hc->too_big)
-		hc->req.body.overflow = 1;
 	http_resp_init(&resp);
-	http_route_dispatch(s->opts.tables, &hc->req, &resp);
+	if (hc->refuse == HTTP_BODY_OK && http_body_map(hc) < 0)
+		hc->refuse = HTTP_BODY_SPOOL;
+	if (hc->refuse != HTTP_BODY_OK) {
+		http_refusal(s, hc, &resp);
+	} else {
+		http_peer(c, peer, sizeof(peer));
+		hc->req.peer = *peer ? peer : NULL;
+		hc->req.db = s->opts.thread_db ? s->opts.thread_db() : NULL;
+		http_route_dispatch(s->opts.tables, &hc->req, &resp);
+	}
 	log_debug("http: %s %s -> %d", method, url, resp.status);
 	ret = http_send(c, &resp, !strcmp(method, "HEAD"));
 	http_resp_release(&resp);
+	http_body_unmap(hc);
 	hc->req.peer = NULL;
 	return ret;
 }
@@ -624,10 +891,15 @@ static void
 http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode toe)
 {
+	struct http_server *s = cls;
 	struct http_conn *hc = *con_cls;
 
 	if (!hc)
 		return;
+	http_body_unmap(hc);
+	if (hc->spool >= 0)
+		close(hc->spool);
+	http_unhold(s, hc);
 	http_req_release(&hc->req);
 	free(hc);
 	*con_cls = NULL;
@@ -643,6 +915,22 @@ http_mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warnx("http: %s", msg);
 }
 
+/* Fills the [http] defaults into s->opts and prepares the spool. */
+static void
+http_opts_defaults(struct http_opts *o)
+{
+	if (!o->max_inflight)
+		o->max_inflight = HTTP_DEF_INFLIGHT;
+	if (!o->max_connections)
+		o->max_connections = HTTP_DEF_CONNECTIONS;
+	if (!o->per_ip_connections)
+		o->per_ip_connections = HTTP_DEF_PER_IP;
+	if (!o->timeout)
+		o->timeout = HTTP_DEF_TIMEOUT;
+	if (o->spool && mkdir(o->spool, 0700) < 0 && errno != EEXIST)
+		log_warn("http: spool directory %s", o->spool);
+}
+
 struct http_server *
 http_start(const struct http_opts *o)
 {
@@ -650,7 +938,7 @@ http_start(const struct http_opts *o)
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *di;
 
 	memset(&ss, 0, sizeof(ss));
@@ -668,12 +956,16 @@ http_start(const struct http_opts *o)
 		return NULL;
 	}
 	s->opts = *o;
+	http_opts_defaults(&s->opts);
 	s->mhd = MHD_start_daemon(flags, o->port, NULL, NULL, http_access, s,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
-	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, s,
+	    MHD_OPTION_CONNECTION_TIMEOUT, s->opts.timeout,
+	    MHD_OPTION_CONNECTION_LIMIT, s->opts.max_connections,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->opts.per_ip_connections,
+	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
 	    MHD_OPTION_END);
 	if (!s->mhd) {
 		error("http: cannot listen on %s port %d: %s", o->listen,

@@ -25,9 +25,17 @@
  * pattern is a path whose segments may be "{name}" (captured, read with
  * http_param) or end in "{name*}" (the rest of the path).
  *
- * Bodies are read into a bounded buf: [daemon] max_body by default, or the
- * route's max_body when larger (agent and kernel uploads).  A bigger body is
- * refused with 413 naming the limit before the handler runs.
+ * Bodies are bounded: [daemon] max_body by default, or the route's
+ * max_body when larger (agent and kernel uploads).  A bigger body is
+ * refused with 413 naming the limit before the handler runs.  The server
+ * keeps a small body in memory and streams a larger one to an unnamed
+ * 0600 file under [http] spool (the store's tmp/); the handler sees it
+ * mapped read-only as req->body either way.  All bodies being received
+ * count against [http] max_inflight: past it a request is answered 503
+ * naming the limit, before its body is read.
+ *
+ * A response is a buffer, or an open file (http_reply_file) that the
+ * server sends from the descriptor without reading it into memory.
  */
 #ifndef KPERFCI_HTTP_H
 #define KPERFCI_HTTP_H
@@ -65,6 +73,8 @@ struct http_resp {
 	int	 status;		/* 0 until set */
 	const char *content_type;	/* static string */
 	struct buf body;
+	int	 fd;			/* -1, or the file to send (owned) */
+	unsigned long long fd_size;	/* its length */
 	struct http_kv *headers;
 	size_t	 nheaders;
 };
@@ -121,6 +131,13 @@ int	 http_reply_text(struct http_resp *, int status, const char *ctype,
 	    const char *text);
 /* 303 See Other to location. */
 int	 http_redirect(struct http_resp *, const char *location);
+/*
+ * 200 with the regular file at path as the body, sent from its descriptor
+ * (never read into memory).  The last component is opened with O_NOFOLLOW
+ * and must be a regular file.  0, or -1 with errno and resp untouched.
+ */
+int	 http_reply_file(struct http_resp *, const char *ctype,
+	    const char *path);
 
 /*
  * JSON request bodies.  http_json_body parses req->body as a JSON object; on
@@ -169,6 +186,12 @@ struct http_opts {
 	struct db *(*thread_db)(void);
 	/* Route tables; NULL: http_route_tables (tests pass their own). */
 	const struct route *const *tables;
+	/* [http]: 0 takes the default in brackets. */
+	const char *spool;		/* directory for large bodies (/tmp) */
+	size_t	 max_inflight;		/* body bytes being received (256M) */
+	unsigned max_connections;	/* open connections (1000) */
+	unsigned per_ip_connections;	/* from one address (32) */
+	unsigned timeout;		/* idle seconds before a close (30) */
 };
 
 struct http_server;
@@ -176,6 +199,8 @@ struct http_server;
 struct http_server *http_start(const struct http_opts *);
 /* The port actually bound (useful with port 0). */
 int	 http_port(const struct http_server *);
+/* Body bytes being received now (what max_inflight bounds). */
+size_t	 http_inflight(const struct http_server *);
 void	 http_stop(struct http_server *);
 
 #endif

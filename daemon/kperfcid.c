@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,12 +26,29 @@
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
 #include "lib/log.h"
+#include "lib/xalloc.h"
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: kperfcid [-dnv] [-c FILE]\n");
 	exit(2);
+}
+
+/* Room for [http] max_connections descriptors besides the store's. */
+static void
+kperfcid_nofile(unsigned conns)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)conns + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
+		log_warnx("only %llu file descriptors for [http] "
+		    "max_connections = %u", (unsigned long long)rl.rlim_cur,
+		    conns);
 }
 
 /* -n: report on the configuration and the store, never create anything. */
@@ -71,6 +89,7 @@ main(int argc, char **argv)
 	struct buf err = BUF_INIT(0);
 	struct http_opts ho;
 	struct http_server *srv = NULL;
+	char *spool = NULL;
 	struct db *db;
 	sigset_t set;
 
@@ -135,6 +154,15 @@ main(int argc, char **argv)
 	ho.threads = config_int(&app.cfg, "daemon", NULL, "threads");
 	ho.max_body = config_int(&app.cfg, "daemon", NULL, "max_body");
 	ho.thread_db = app_db;
+	spool = xasprintf("%s/tmp", app.data_dir);
+	ho.spool = spool;
+	ho.max_inflight = config_int(&app.cfg, "http", NULL, "max_inflight");
+	ho.max_connections = config_int(&app.cfg, "http", NULL,
+	    "max_connections");
+	ho.per_ip_connections = config_int(&app.cfg, "http", NULL,
+	    "per_ip_connections");
+	ho.timeout = config_int(&app.cfg, "http", NULL, "timeout");
+	kperfcid_nofile(ho.max_connections);
 	srv = http_start(&ho);
 	if (!srv) {
 		pipeline_stop();
@@ -161,5 +189,6 @@ out:
 	app_release();
 	config_release(&app.cfg);
 	buf_release(&err);
+	free(spool);
 	return rc;
 }

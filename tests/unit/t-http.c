@@ -3,13 +3,18 @@
  * pattern matching, route dispatch (404/405/413), JSON body helpers, and
  * HTML escaping.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "daemon/html.h"
 #include "daemon/http.h"
+#include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
 static void
@@ -220,10 +225,36 @@ h_echo(struct http_req *req, struct http_resp *resp)
 	    q ? q : "", "h", h ? h : "", "len", (json_int_t)req->body.len));
 }
 
+/* A large body: its length, a checksum, and whether a NUL follows it. */
+static int
+h_sum(struct http_req *req, struct http_resp *resp)
+{
+	unsigned long long sum = 0;
+	size_t i;
+
+	for (i = 0; i < req->body.len; i++)
+		sum = sum * 31 + (unsigned char)req->body.data[i];
+	return http_reply_json(resp, 200, json_pack("{s:I,s:I,s:b}", "len",
+	    (json_int_t)req->body.len, "sum", (json_int_t)(sum >> 1),
+	    "nul", req->body.data && req->body.data[req->body.len] == '\0'));
+}
+
+static char file_path[64];
+
+static int
+h_file(struct http_req *req, struct http_resp *resp)
+{
+	if (http_reply_file(resp, "application/octet-stream", file_path) < 0)
+		return http_reply_error(resp, 404, "no file");
+	return 0;
+}
+
 static const struct route server_routes[] = {
 	{ "GET", "/echo", h_echo, 0, 0 },
 	{ "POST", "/echo", h_echo, 0, 0 },
 	{ "POST", "/upload", h_echo, 0, 4096 },
+	{ "POST", "/big", h_sum, 0, 8u << 20 },
+	{ "GET", "/file", h_file, 0, 0 },
 	{ NULL, NULL, NULL, 0, 0 }
 };
 static const struct route *const server_tables[] = { server_routes, NULL };
@@ -261,7 +292,7 @@ fetch(int port, const char *method, const char *path, const char *body,
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	if (body) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		if (!chunked)
+		if (!chunked || len)
 			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
 	}
 	if (curl_easy_perform(c) == CURLE_OK)
@@ -317,6 +348,96 @@ test_server(void)
 	buf_release(&out);
 }
 
+static unsigned long long
+checksum(const char *p, size_t n)
+{
+	unsigned long long sum = 0;
+
+	while (n--)
+		sum = sum * 31 + (unsigned char)*p++;
+	return sum >> 1;
+}
+
+/*
+ * Bodies past 64 KiB go through the spool and reach the handler whole and
+ * NUL-terminated; past max_inflight a request is a 503 naming the limit;
+ * a file response is sent from its descriptor, byte for byte.
+ */
+static void
+test_server_bounds(void)
+{
+	char spool[] = "/tmp/t-http-spool.XXXXXX";
+	struct http_opts o = { "127.0.0.1", 0, 2, 100, NULL, server_tables,
+	    spool, 3u << 20 };
+	struct http_server *srv;
+	struct buf out = BUF_INIT(0), want = BUF_INIT(0);
+	struct http_resp resp;
+	size_t n = 2u << 20, i;
+	char *big = xmalloc(4u << 20), exp[128], link[80];
+	int port, fd;
+
+	ok(mkdtemp(spool) != NULL, "spool directory");
+	srv = http_start(&o);
+	ok(srv != NULL, "server with a spool and a 3 MiB in-flight cap");
+	if (!srv)
+		return;
+	port = http_port(srv);
+	for (i = 0; i < (4u << 20); i++)
+		big[i] = (char)(i * 2654435761u >> 13);
+	is_int(fetch(port, "POST", "/big", big, n, 0, &out), 200,
+	    "a 2 MiB body is accepted");
+	snprintf(exp, sizeof(exp), "\"len\": %zu,\n \"sum\": %llu,\n "
+	    "\"nul\": true", n, checksum(big, n));
+	ok(out.data && strstr(out.data, exp), "the handler sees it whole and "
+	    "NUL-terminated (%s)", out.data ? out.data : "");
+	is_int(fetch(port, "POST", "/big", big, 100000, 1, &out), 200,
+	    "a chunked 100 kB body is accepted");
+	snprintf(exp, sizeof(exp), "\"len\": 100000,\n \"sum\": %llu,",
+	    checksum(big, 100000));
+	ok(out.data && strstr(out.data, exp), "and read whole");
+	is_int(fetch(port, "POST", "/big", big, 4u << 20, 0, &out), 503,
+	    "a body over the in-flight cap is a 503");
+	ok(out.data && strstr(out.data, "max_inflight (3145728 bytes)"),
+	    "naming the limit (%s)", out.data ? out.data : "");
+	is_int(fetch(port, "POST", "/big", big, (3u << 20) + 10, 1, &out), 503,
+	    "so is a chunked one that grows past it");
+	/* the server ends a request just after its answer is sent */
+	for (i = 0; i < 100 && http_inflight(srv); i++)
+		usleep(20000);
+	is_int(http_inflight(srv), 0, "nothing held once requests end");
+	is_int(fetch(port, "POST", "/big", big, n, 0, &out), 200,
+	    "and the next body fits again");
+
+	snprintf(file_path, sizeof(file_path), "%s/artifact", spool);
+	fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ok(fd >= 0 && write(fd, big, 3000001) == 3000001, "a 3 MB file");
+	close(fd);
+	is_int(fetch(port, "GET", "/file", NULL, 0, 0, &out), 200,
+	    "file response");
+	ok(out.len == 3000001 && !memcmp(out.data, big, out.len),
+	    "sent byte for byte (%zu bytes)", out.len);
+	http_resp_init(&resp);
+	ok(http_reply_file(&resp, "text/plain", file_path) == 0 &&
+	    resp.fd >= 0 && resp.fd_size == 3000001 && resp.body.len == 0,
+	    "http_reply_file hands the server a descriptor, no buffer");
+	http_resp_release(&resp);
+	snprintf(link, sizeof(link), "%s/link", spool);
+	ok(symlink(file_path, link) == 0, "a symlink to it");
+	http_resp_init(&resp);
+	ok(http_reply_file(&resp, "text/plain", link) < 0 && resp.fd < 0,
+	    "a symlink is not followed");
+	ok(http_reply_file(&resp, "text/plain", spool) < 0 && resp.fd < 0,
+	    "a directory is not a file");
+	http_resp_release(&resp);
+	http_stop(srv);
+	unlink(link);
+	unlink(file_path);
+	ok(rmdir(spool) == 0, "the spool kept no body (it is empty)");
+	free(big);
+	buf_release(&out);
+	buf_release(&want);
+}
+
 int
 main(void)
 {
@@ -325,5 +446,6 @@ main(void)
 	test_params();
 	test_escape();
 	test_server();
+	test_server_bounds();
 	return tap_done();
 }
