@@ -5,7 +5,8 @@
  *					"matrix"?} or an application/mbox body
  *					(?version=&base=&boots=)
  *					-> 202 {"id", "state": "queued"}
- *	GET  /api/v1/series		list, newest first (?limit=N)
+ *	GET  /api/v1/series		list, newest first (?limit=N, 1..500,
+ *					default 100; more is a 400)
  *	GET  /api/v1/series/{id}	one series with patches and trailers
  *	GET  /healthz			{"status": "ok"} when the store answers
  *
@@ -20,6 +21,7 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/intake.h"
+#include "daemon/limits.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
 #include "daemon/sched.h"
@@ -27,6 +29,8 @@
 
 /* An uploaded mbox may be as large as a thread fetched from lore. */
 #define API_SERIES_MAX_UPLOAD	(64u << 20)
+/* The most series one GET of the list returns (a larger ?limit is a 400). */
+#define API_SERIES_MAX_LIMIT	500
 
 static json_t *
 jstr(const char *s)
@@ -143,6 +147,32 @@ api_query_version(struct http_req *req, struct http_resp *resp, int *v)
 	return 0;
 }
 
+/*
+ * The submitter's rate limit and upload quota (daemon/limits.h): 0, or -1
+ * with a 429 (or a 500) in resp.
+ */
+static int
+api_series_limits(struct http_req *req, struct http_resp *resp,
+    size_t upload_len)
+{
+	struct buf why = BUF_INIT(1024);
+	char ra[32];
+	long retry;
+	int rc = limits_submit(req->db, req->peer, upload_len, &why, &retry);
+
+	if (rc == 1) {
+		http_reply_error(resp, 429, "%s", why.data);
+		if (retry > 0) {
+			snprintf(ra, sizeof(ra), "%ld", retry);
+			http_resp_header(resp, "Retry-After", ra);
+		}
+	} else if (rc < 0)
+		http_reply_error(resp, 500, "the submission limits could not "
+		    "be read from the store");
+	buf_release(&why);
+	return rc == 0 ? 0 : -1;
+}
+
 static int
 api_series_post(struct http_req *req, struct http_resp *resp)
 {
@@ -165,11 +195,14 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 			http_reply_error(resp, 400, "%s", err.data);
 			goto out;
 		}
+		if (api_series_limits(req, resp, req->body.len) < 0)
+			goto out;
 		if (intake_submit_mbox(req->db, req->body.data, req->body.len,
 		    v, base && *base ? base : NULL, &id, &err) < 0) {
 			http_reply_error(resp, 400, "%s", err.data);
 			goto out;
 		}
+		limits_submitted(req->db, req->peer, id);
 		if (sched_request_store(req->db, id, NULL, boots) < 0) {
 			http_reply_error(resp, 500, "the submission's boots "
 			    "could not be stored");
@@ -199,11 +232,14 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		    "1 and 1000");
 		goto out;
 	}
+	if (api_series_limits(req, resp, 0) < 0)
+		goto out;
 	if (intake_submit_url(req->db, url, (int)version,
 	    base && *base ? base : NULL, &id, &err) < 0) {
 		http_reply_error(resp, 400, "%s", err.data);
 		goto out;
 	}
+	limits_submitted(req->db, req->peer, id);
 	if (sched_request_store(req->db, id, matrix, boots) < 0) {
 		http_reply_error(resp, 500, "the submission's matrix and boots "
 		    "could not be stored");
@@ -225,11 +261,13 @@ api_series_list(struct http_req *req, struct http_resp *resp)
 	json_t *arr;
 
 	if (lq) {
-		long l = atol(lq);
+		char *end;
+		long l = strtol(lq, &end, 10);
 
-		if (l < 1 || l > 10000)
-			return http_reply_error(resp, 400, "limit must be "
-			    "between 1 and 10000");
+		if (!*lq || *end || l < 1 || l > API_SERIES_MAX_LIMIT)
+			return http_reply_error(resp, 400, "limit must be an "
+			    "integer between 1 and %d, not \"%.32s\"",
+			    API_SERIES_MAX_LIMIT, lq);
 		limit = l;
 	}
 	if (!req->db || db_series_list(req->db, limit, &v, &n) < 0)

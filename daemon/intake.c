@@ -157,6 +157,9 @@ intake_submit_mbox(struct db *db, const void *data, size_t len, int version,
 	}
 	if (intake_check_common(version, base, err) < 0)
 		return -1;
+	/* 60 MB of random bytes must never reach the store */
+	if (mbox_looks_like_mail(data, len, err) < 0)
+		return -1;
 	memset(&r, 0, sizeof(r));
 	r.source = "upload";
 	r.version = version;

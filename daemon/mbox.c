@@ -146,3 +146,67 @@ mbox_release(struct mbox *mb)
 	free(mb->msgs);
 	memset(mb, 0, sizeof(*mb));
 }
+
+/* ---- is it mail at all? ---------------------------------------------- */
+
+#define MBOX_SNIFF_MAX	(16u << 10)
+
+/* 1 if the line is "Name: ..." with an RFC 5322 field name. */
+static int
+mbox_header_line(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && p[i] != ':'; i++)
+		if (p[i] < '!' || p[i] > '~')
+			return 0;
+	return i > 0 && i < n;
+}
+
+int
+mbox_looks_like_mail(const char *data, size_t len, struct buf *err)
+{
+	const char *p = data, *end, *nl;
+	size_t n, lineno = 1, i, k;
+	int from = 0;
+
+	if (len > MBOX_SNIFF_MAX)
+		len = MBOX_SNIFF_MAX;
+	end = data + len;
+	while (p < end && (*p == '\n' || *p == '\r')) {
+		lineno += *p == '\n';
+		p++;
+	}
+	if (p == end)
+		return buf_addstr(err, "not mail: the upload is empty or "
+		    "blank"), -1;
+	for (k = 0; p < end; p = nl + 1, lineno++, k++) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;	/* a cut-off last line */
+		n = nl - p;
+		if (n && p[n - 1] == '\r')
+			n--;
+		for (i = 0; i < n; i++)
+			if ((unsigned char)p[i] < 0x20 && p[i] != '\t')
+				return buf_addf(err, "not mail: line %zu holds "
+				    "a control byte 0x%02x in the header block",
+				    lineno, (unsigned char)p[i]), -1;
+		if (n == 0)
+			break;		/* end of the first header block */
+		if (k == 0 && n >= 5 && !memcmp(p, "From ", 5)) {
+			from = 1;
+			continue;
+		}
+		if ((*p == ' ' || *p == '\t') && k > (size_t)from)
+			continue;	/* a folded header line */
+		if (!mbox_header_line(p, n))
+			return buf_addf(err, "not mail: line %zu is neither "
+			    "an mbox \"From \" line nor a header field "
+			    "(\"Name: value\")", lineno), -1;
+	}
+	if (from && k <= 1)
+		return buf_addstr(err, "not mail: a \"From \" line with no "
+		    "header fields after it"), -1;
+	return 0;
+}

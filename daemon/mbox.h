@@ -42,4 +42,13 @@ int	mbox_split(const char *data, size_t len, struct mbox *out,
 	    struct buf *err);
 void	mbox_release(struct mbox *);
 
+/*
+ * Whether an upload looks like mail before anything stores it: it must
+ * start (after blank lines) with an mbox "From " line followed by a header
+ * field, or with RFC 5322 header fields ("Name: value", continuation lines),
+ * and its header block (the first 16 KiB at most) holds no NUL or control
+ * bytes.  0, or -1 with a sentence in err naming the line and the problem.
+ */
+int	mbox_looks_like_mail(const char *data, size_t len, struct buf *err);
+
 #endif

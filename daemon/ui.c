@@ -20,6 +20,7 @@
 #include "daemon/db.h"
 #include "daemon/html.h"
 #include "daemon/intake.h"
+#include "daemon/limits.h"
 #include "daemon/lore.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
@@ -116,7 +117,7 @@ ui_submit(struct http_req *req, struct http_resp *resp)
 	struct buf err = BUF_INIT(4096);
 	char *url, *ver, *base, loc[64];
 	long long id;
-	long v = 0;
+	long v = 0, retry;
 
 	url = http_form_field(req, "url");
 	ver = http_form_field(req, "version");
@@ -140,11 +141,17 @@ ui_submit(struct http_req *req, struct http_resp *resp)
 		html_error_page(resp, 503, "store not available");
 		goto out;
 	}
+	if (limits_submit(req->db, req->peer, 0, &err, &retry) != 0) {
+		html_error_page(resp, err.len ? 429 : 500, err.len ? err.data :
+		    "the submission limits could not be read from the store");
+		goto out;
+	}
 	if (intake_submit_url(req->db, url, (int)v, base && *base ? base :
 	    NULL, &id, &err) < 0) {
 		html_error_page(resp, 400, err.data);
 		goto out;
 	}
+	limits_submitted(req->db, req->peer, id);
 	snprintf(loc, sizeof(loc), "/series/%lld", id);
 	http_redirect(resp, loc);
 out:

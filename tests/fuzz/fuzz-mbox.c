@@ -57,6 +57,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, n = 0;
 
 	fuzz_url(data, size);
+	if (mbox_looks_like_mail((const char *)data, size, &err) < 0 &&
+	    err.len == 0)
+		abort();	/* a refusal always says why */
+	buf_reset(&err);
 	if (mbox_split((const char *)data, size, &mb, &err) < 0)
 		goto out;
 	msgs = calloc(mb.n, sizeof(*msgs));

@@ -11,6 +11,7 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/http.h"
+#include "daemon/limits.h"
 #include "daemon/pipeline.h"
 #include "lib/buf.h"
 #include "lib/run.h"
@@ -18,6 +19,8 @@
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/t-api.XXXXXX";
+/* The client address call() gives requests (NULL: an in-process call). */
+static const char *call_peer;
 
 struct res {
 	int	 status;
@@ -35,7 +38,7 @@ call(const char *method, const char *path, const char *ctype,
 	const char *q;
 	size_t i;
 
-	http_req_init(&r, method, path, 1 << 20);
+	http_req_init(&r, method, path, 64u << 20);
 	if ((q = strchr(path, '?'))) {
 		/* the server splits the query off; do the same for tests */
 		char *k = xstrdup(q + 1), *v = strchr(k, '=');
@@ -51,6 +54,7 @@ call(const char *method, const char *path, const char *ctype,
 	if (body)
 		buf_add(&r.body, body, len);
 	r.db = app_db();
+	r.peer = call_peer;
 	http_resp_init(&resp);
 	http_route_dispatch(NULL, &r, &resp);
 	out.status = resp.status;
@@ -115,6 +119,143 @@ json_field(const char *body, const char *field)
 		s = xstrdup(json_string_value(v));
 	json_decref(j);
 	return s;
+}
+
+static long long
+series_count(void)
+{
+	struct res r = call("GET", "/api/v1/series?limit=500", NULL, NULL, 0);
+	json_t *j = json_loads(r.body, 0, NULL);
+	long long n = j ? (long long)json_array_size(json_object_get(j,
+	    "series")) : -1;
+
+	json_decref(j);
+	res_free(&r);
+	return n;
+}
+
+/* Random bytes declared application/mbox: a 400, and nothing stored. */
+static void
+test_not_mail(void)
+{
+	size_t n = 60u << 20, i;
+	char *junk = xmalloc(n);
+	unsigned x = 12345;
+	long long before = series_count();
+	struct res r;
+
+	for (i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		junk[i] = (char)(x >> 16);
+	}
+	r = call("POST", "/api/v1/series", "application/mbox", junk, n);
+	is_int(r.status, 400, "60 MB of random bytes as mbox: 400");
+	ok(strstr(r.body, "not mail") != NULL, "says it is not mail (%s)",
+	    r.body);
+	res_free(&r);
+	is_int(series_count(), before, "and nothing reached the store");
+	r = call("POST", "/api/v1/series", "application/mbox",
+	    "Subject: hi\nFrom: a@b\n\nbody\n",
+	    strlen("Subject: hi\nFrom: a@b\n\nbody\n"));
+	is_int(r.status, 202, "a bare RFC 5322 message is mail");
+	res_free(&r);
+	free(junk);
+}
+
+/* ?limit: 1..500; anything else a 400 saying so. */
+static void
+test_limit(void)
+{
+	static const char *const bad[] = { "0", "501", "10000", "1x", "",
+	    "-5" };
+	struct res r;
+	size_t i;
+	char path[64];
+	json_t *j;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "/api/v1/series?limit=%s", bad[i]);
+		r = call("GET", path, NULL, NULL, 0);
+		is_int(r.status, 400, "limit=%s refused", bad[i]);
+		ok(strstr(r.body, "between 1 and 500") != NULL, "naming the "
+		    "bounds");
+		res_free(&r);
+	}
+	r = call("GET", "/api/v1/series?limit=500", NULL, NULL, 0);
+	is_int(r.status, 200, "limit=500 is the most");
+	res_free(&r);
+	r = call("GET", "/api/v1/series?limit=1", NULL, NULL, 0);
+	j = json_loads(r.body, 0, NULL);
+	ok(r.status == 200 && j && json_array_size(json_object_get(j,
+	    "series")) == 1, "limit=1 gives one series");
+	json_decref(j);
+	res_free(&r);
+}
+
+/* A submitter past its burst gets a 429 naming the limit; others not. */
+static void
+test_rate_limit(void)
+{
+	const char *body = "{\"url\": \"http://127.0.0.1:9/linux-mm/"
+	    "rate@example.org/\"}";
+	struct res r;
+	int i, accepted = 0;
+
+	limits_reset();
+	call_peer = "192.0.2.7";
+	for (i = 0; i < 25; i++) {
+		r = post_json(body);
+		if (r.status == 202)
+			accepted++;
+		else if (r.status == 429) {
+			ok(strstr(r.body, "rate limit") &&
+			    strstr(r.body, "submit_burst") &&
+			    strstr(r.body, "192.0.2.7"), "429 names the limit "
+			    "and the submitter (%s)", r.body);
+			res_free(&r);
+			break;
+		}
+		res_free(&r);
+	}
+	is_int(accepted, 20, "the burst (20) is accepted, then 429");
+	call_peer = "192.0.2.8";
+	r = post_json(body);
+	is_int(r.status, 202, "another submitter is not limited");
+	res_free(&r);
+	call_peer = NULL;
+	r = post_json(body);
+	is_int(r.status, 202, "nor an in-process call");
+	res_free(&r);
+}
+
+/* Uploads past [http] upload_quota (here 1K): 429 naming the quota. */
+static void
+test_quota(void)
+{
+	struct buf m = BUF_INIT(0);
+	struct res r;
+	int i;
+
+	limits_reset();
+	call_peer = "192.0.2.9";
+	buf_addstr(&m, "From: a@example.org\nSubject: [PATCH] q\n\n");
+	while (m.len < 600)
+		buf_addstr(&m, "padding padding padding padding\n");
+	for (i = 0; i < 2; i++) {
+		r = call("POST", "/api/v1/series", "application/mbox", m.data,
+		    m.len);
+		if (i == 0)
+			is_int(r.status, 202, "a first 600-byte upload fits");
+		else {
+			is_int(r.status, 429, "a second passes the quota: 429");
+			ok(strstr(r.body, "storage quota") &&
+			    strstr(r.body, "upload_quota (1024 bytes)"),
+			    "naming it (%s)", r.body);
+		}
+		res_free(&r);
+	}
+	call_peer = NULL;
+	buf_release(&m);
 }
 
 static void
@@ -310,7 +451,7 @@ main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	conf = xasprintf("[daemon]\ndata = %s\n[lore]\n"
-	    "allow = http://127.0.0.1:9/\n", dir);
+	    "allow = http://127.0.0.1:9/\n[http]\nupload_quota = 1K\n", dir);
 	config_init(&app.cfg);
 	ok(config_parse(&app.cfg, "test", conf, &err) == 0, "config");
 	ok(app_setup(1, &err) == 0, "paths");
@@ -319,6 +460,10 @@ main(void)
 	test_get();
 	test_mbox_pipeline();
 	test_ui();
+	test_not_mail();
+	test_limit();
+	test_rate_limit();
+	test_quota();
 	app_db_close_thread();
 	app_release();
 	config_release(&app.cfg);

@@ -34,10 +34,49 @@ static const struct {
 	  "mbox is truncated: 1 message(s) cut off inside their headers and none complete" },
 };
 
+/* What passes for mail before an upload is stored. */
+static void
+test_looks_like_mail(void)
+{
+	static const struct {
+		const char *in;
+		int	 ok;
+		const char *name;
+	} c[] = {
+		{ "From 1234 Mon Sep 17 00:00:00 2001\nFrom: a@b\n\nx\n", 1,
+		    "format-patch mbox" },
+		{ "From mboxrd@z Thu Jan  1 00:00:00 1970\nSubject: s\n"
+		    " folded\n\n", 1, "mboxrd with a folded header" },
+		{ "\n\nReturn-Path: <a@b>\r\nSubject: x\r\n\r\nbody", 1,
+		    "leading blank lines, CRLF headers" },
+		{ "Subject: only headers", 1, "a cut-off header block" },
+		{ "From nobody\n\nbody\n", 0, "a From line and no headers" },
+		{ "hello world\n", 0, "plain text" },
+		{ " Subject: x\n", 0, "a continuation first" },
+		{ "Subject: x\nbad\x01line: y\n", 0, "a control byte" },
+		{ "", 0, "empty" },
+		{ "\x7f\x45LF: x\n", 0, "a field name with DEL" },
+	};
+	struct buf err = BUF_INIT(1024);
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		buf_reset(&err);
+		is_int(mbox_looks_like_mail(c[i].in, strlen(c[i].in), &err),
+		    c[i].ok ? 0 : -1, "looks like mail: %s", c[i].name);
+		if (!c[i].ok)
+			ok(strstr(err.data, "not mail") != NULL, "  says why: %s",
+			    err.data);
+	}
+	buf_release(&err);
+}
+
 int
 main(void)
 {
 	size_t i;
+
+	test_looks_like_mail();
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct mbox mb;
