@@ -7,13 +7,17 @@
  *   kperfci-load topo [--json] [--root DIR]
  *   kperfci-load run NAME [--key value ...] [--seconds S] [--iterations N]
  *                         [--warmup N] [--json] [--out FILE]
- *   kperfci-load --matrix FILE [--check] [--out FILE]
+ *   kperfci-load --matrix FILE [--check [--topology T.json]] [--out FILE]
  *
  * Output: JSON lines (sample.h).  Warm-up iterations are not emitted.  On
  * failure: one {"error":"..."} line on stdout, the message on stderr, exit
  * 1 (2 for a usage error).  --matrix runs every entry in order; a failing
  * entry emits its error line (with "workload" and "params") and the rest
- * still run; the exit status is 1 if any failed.  --check only validates.
+ * still run; the exit status is 1 if any failed.  --check only validates,
+ * printing one line per run with its parameters resolved against this
+ * machine or, with --topology, against the machine a `topo --json` file
+ * describes: {"run":NAME,"workload":W,"params":P,"seconds":S,
+ * "iterations":N,"warmup":N}.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +39,7 @@ usage(FILE *f)
 	    "usage: kperfci-load list\n"
 	    "       kperfci-load topo [--json] [--root DIR]\n"
 	    "       kperfci-load run NAME [--key value ...] [--seconds S] [--iterations N] [--warmup N] [--json] [--out FILE]\n"
-	    "       kperfci-load --matrix FILE [--check] [--out FILE]\n");
+	    "       kperfci-load --matrix FILE [--check [--topology T.json]] [--out FILE]\n");
 }
 
 static int
@@ -97,9 +101,30 @@ cmd_topo(int argc, char **argv)
 	return 0;
 }
 
+/* --check: the run as it would be executed on this topology. */
+static void
+print_resolved(const char *run, const struct wl_run *r)
+{
+	struct sample_json j;
+
+	sample_json_init(&j);
+	sample_json_addf(&j, "{\"run\":");
+	sample_json_str(&j, run);
+	sample_json_addf(&j, ",\"workload\":");
+	sample_json_str(&j, r->def->name);
+	sample_json_addf(&j, ",\"params\":");
+	sample_json_str(&j, r->params);
+	sample_json_addf(&j, ",\"seconds\":");
+	sample_json_num(&j, r->seconds);
+	sample_json_addf(&j, ",\"iterations\":%d,\"warmup\":%d}",
+	    r->iterations, r->warmup);
+	sample_emit_raw(&j);
+	sample_json_release(&j);
+}
+
 /* Runs one configured entry; prints the error line itself on failure. */
 static int
-run_one(const struct load_topo *t, const char *name, int n,
+run_one(const struct load_topo *t, const char *run, const char *name, int n,
     const char *const *keys, const char *const *vals, int check_only)
 {
 	const struct wl_def *d = wl_find(name);
@@ -116,6 +141,8 @@ run_one(const struct load_topo *t, const char *name, int n,
 		sample_emit_error(load_last_error(), name, NULL);
 		return -1;
 	}
+	if (check_only)
+		print_resolved(run ? run : name, &r);
 	rc = check_only ? 0 : wl_execute(&r);
 	if (rc < 0)
 		sample_emit_error(load_last_error(), name, r.params);
@@ -165,13 +192,13 @@ cmd_run(int argc, char **argv)
 		return fail(1);
 	if (topo_load(&t, "") < 0)
 		return fail(1);
-	rc = run_one(&t, argv[0], n, keys, vals, 0);
+	rc = run_one(&t, NULL, argv[0], n, keys, vals, 0);
 	topo_release(&t);
 	return rc < 0 ? 1 : 0;
 }
 
 static int
-cmd_matrix(const char *file, int check_only)
+cmd_matrix(const char *file, int check_only, const char *topology)
 {
 	struct load_topo t;
 	struct matrix m;
@@ -179,7 +206,8 @@ cmd_matrix(const char *file, int check_only)
 
 	if (matrix_load(&m, file) < 0)
 		return fail(2);
-	if (topo_load(&t, "") < 0) {
+	if (topology ? topo_load_json_file(&t, topology) < 0 :
+	    topo_load(&t, "") < 0) {
 		matrix_release(&m);
 		return fail(1);
 	}
@@ -189,7 +217,8 @@ cmd_matrix(const char *file, int check_only)
 		if (!check_only)
 			fprintf(stderr, "kperfci-load: [%d/%d] %s (%s)\n", i + 1,
 			    m.n, e->name, e->workload);
-		if (run_one(&t, e->workload, e->n, (const char *const *)e->keys,
+		if (run_one(&t, e->name, e->workload, e->n,
+		    (const char *const *)e->keys,
 		    (const char *const *)e->vals, check_only) < 0)
 			failed++;
 	}
@@ -201,7 +230,7 @@ cmd_matrix(const char *file, int check_only)
 int
 main(int argc, char **argv)
 {
-	const char *matrix = NULL, *out = NULL;
+	const char *matrix = NULL, *out = NULL, *topology = NULL;
 	int i, check = 0;
 
 	if (argc < 2) {
@@ -228,6 +257,8 @@ main(int argc, char **argv)
 			out = argv[++i];
 		else if (strcmp(argv[i], "--check") == 0)
 			check = 1;
+		else if (strcmp(argv[i], "--topology") == 0 && i + 1 < argc)
+			topology = argv[++i];
 		else {
 			usage(stderr);
 			load_err("unknown command or argument \"%s\"", argv[i]);
@@ -239,7 +270,12 @@ main(int argc, char **argv)
 		load_err("nothing to do: give a command or --matrix FILE");
 		return fail(2);
 	}
+	if (topology && !check) {
+		usage(stderr);
+		load_err("--topology describes another machine: it goes with --check only");
+		return fail(2);
+	}
 	if (open_out(out) < 0)
 		return fail(1);
-	return cmd_matrix(matrix, check);
+	return cmd_matrix(matrix, check, topology);
 }

@@ -4,16 +4,18 @@
 #include <string.h>
 
 #include "agents/load/place.h"
+#include "agents/load/rel.h"
 #include "agents/load/util.h"
 
-/* kind: 0 number, 1 all, 2 node (first), 3 node:K, 4 fraction */
+/* kind: 0 number, 1 all, 2 node (first), 3 node:K, 4 fraction,
+   5 a count relative to the machine (rel.h: socket/2, cpus, cores) */
 static int
 place_parse(const char *spec, int *kind, long *num, double *frac)
 {
 	const char *k = NULL;
 
 	if (!spec || !*spec)
-		return load_err("empty task count (want N, all, node, node:K or a fraction like 0.5)");
+		return load_err("empty task count (want N, all, node, node:K, socket/2, cpus/2 or a fraction like 0.5)");
 	if (strcmp(spec, "all") == 0) {
 		*kind = 1;
 		return 0;
@@ -21,6 +23,10 @@ place_parse(const char *spec, int *kind, long *num, double *frac)
 	if (strcmp(spec, "node") == 0) {
 		*kind = 2;
 		return 0;
+	}
+	if (rel_is_relative(spec)) {
+		*kind = 5;
+		return rel_count_check(spec);
 	}
 	if (strncmp(spec, "node:", 5) == 0)
 		k = spec + 5;
@@ -39,7 +45,7 @@ place_parse(const char *spec, int *kind, long *num, double *frac)
 		return 0;
 	}
 	if (load_parse_long(spec, num) < 0)
-		return load_err("bad task count \"%s\" (want N, all, node, node:K or a fraction like 0.5)", spec);
+		return load_err("bad task count \"%s\" (want N, all, node, node:K, socket/2, cpus/2 or a fraction like 0.5)", spec);
 	if (*num < 1)
 		return load_err("task count must be at least 1, not %ld", *num);
 	*kind = 0;
@@ -119,6 +125,14 @@ place_resolve(const struct load_topo *t, const char *spec, int **cpus, int *n)
 		break;
 	case 1:
 		want = t->ncpus;
+		break;
+	case 5:
+		if (rel_count(t, spec, &num) < 0)
+			return -1;
+		if (num > t->ncpus)
+			return load_err("task count \"%s\" is %ld, more than the %d online CPUs",
+			    spec, num, t->ncpus);
+		want = (int)num;
 		break;
 	case 4:
 		want = (int)lround(frac * t->ncpus);

@@ -6,6 +6,8 @@
  *   node     every CPU of the first NUMA node that has CPUs
  *   node:K   every CPU of node K (also "nodeK")
  *   0.F      that fraction of the online CPUs (0 < F <= 1, at least 1)
+ *   socket, socket/2, cpus/2, cores, node/2, cpus*2 ...
+ *            a count relative to the machine (rel.h), filled as N is
  * CPUs are handed out one node at a time (fill node 0 before node 1) and,
  * inside a node, one per core before SMT siblings, so "half the CPUs" on a
  * 2-node machine is one whole node.

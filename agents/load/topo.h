@@ -51,5 +51,10 @@ const struct load_node *topo_node(const struct load_topo *, int id);
 const struct load_cpu *topo_cpu(const struct load_topo *, int id);
 /* One JSON object (no newline) describing the topology. */
 void	 topo_print_json(const struct load_topo *, FILE *);
+/* Reads what topo_print_json printed (topo_json.c); fname names the
+   input in errors.  0, or -1 with a message naming the bad field. */
+int	 topo_load_json(struct load_topo *, const char *text, size_t len,
+	    const char *fname);
+int	 topo_load_json_file(struct load_topo *, const char *path);
 
 #endif

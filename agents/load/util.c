@@ -17,11 +17,14 @@ static int load_quiet;
 int
 load_err(const char *fmt, ...)
 {
+	char tmp[sizeof(load_errbuf)];
 	va_list ap;
 
+	/* through tmp: callers may wrap load_last_error() in a new message */
 	va_start(ap, fmt);
-	vsnprintf(load_errbuf, sizeof(load_errbuf), fmt, ap);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
+	memcpy(load_errbuf, tmp, sizeof(tmp));
 	if (!load_quiet)
 		fprintf(stderr, "kperfci-load: %s\n", load_errbuf);
 	return -1;

@@ -13,6 +13,7 @@
 
 #include "agents/load/cg.h"
 #include "agents/load/place.h"
+#include "agents/load/rel.h"
 #include "agents/load/sample.h"
 #include "agents/load/util.h"
 #include "agents/load/wl.h"
@@ -23,6 +24,7 @@ const struct wl_def *const wl_table[] = {
 	&wl_swap_memhog,
 	&wl_file_read,
 	&wl_memcg_flush,
+	&wl_root_refault,
 	&wl_lock_profile,
 	&wl_null,
 	NULL,
@@ -51,8 +53,12 @@ wl_list_param(FILE *f, const struct wl_param *p)
 		fprintf(f, "; one of %s", p->choices);
 	else if (p->type == WL_INT)
 		fprintf(f, "; %lld..%lld", p->min, p->max);
+	else if (p->type == WL_COUNT)
+		fprintf(f, "; %lld..%lld, or cpus, node, socket, cores, UNIT/D", p->min, p->max);
+	else if (p->type == WL_SIZE)
+		fprintf(f, "; or P%%mem, P%%node, mem/D, node/D");
 	else if (p->type == WL_TASKS)
-		fprintf(f, "; N, all, node, node:K or a fraction");
+		fprintf(f, "; N, all, node, node:K, socket/2, cpus/2 or a fraction");
 	fprintf(f, ")\n");
 }
 
@@ -107,12 +113,26 @@ wl_check_value(const struct wl_def *d, const struct wl_param *p,
 			    d->name, p->name, lv, p->min, p->max);
 		return 0;
 	case WL_SIZE:
-		if (load_parse_size(v, &sz) < 0)
-			return load_err("%s: --%s \"%s\" is not a size (like 4096, 64K, 128M, 1G)",
+		if (!t && rel_is_relative(v))
+			return rel_size_check(v) < 0 ? load_err("%s: --%s: %s",
+			    d->name, p->name, load_last_error()) : 0;
+		if (rel_size(t, v, &sz) < 0)
+			return load_err("%s: --%s \"%s\" is not a size (like 4096, 64K, 128M, 1G, 5%%mem, node/8)",
 			    d->name, p->name, v);
 		if ((long long)sz < p->min || (long long)sz > p->max)
-			return load_err("%s: --%s %s is out of range %lld..%lld bytes",
-			    d->name, p->name, v, p->min, p->max);
+			return load_err("%s: --%s %s (%llu bytes) is out of range %lld..%lld bytes",
+			    d->name, p->name, v, sz, p->min, p->max);
+		return 0;
+	case WL_COUNT:
+		if (!t && rel_is_relative(v))
+			return rel_count_check(v) < 0 ? load_err("%s: --%s: %s",
+			    d->name, p->name, load_last_error()) : 0;
+		if (rel_count(t, v, &lv) < 0)
+			return load_err("%s: --%s: %s", d->name, p->name,
+			    load_last_error());
+		if (lv < p->min || lv > p->max)
+			return load_err("%s: --%s %s (%ld) is out of range %lld..%lld",
+			    d->name, p->name, v, lv, p->min, p->max);
 		return 0;
 	case WL_ENUM:
 		len = strlen(v);
@@ -141,6 +161,26 @@ wl_check_value(const struct wl_def *d, const struct wl_param *p,
 		return 0;
 	}
 	return 0;
+}
+
+/* Replaces a checked relative size or count by its value on t. */
+static void
+wl_resolve(const struct wl_param *p, char **val, const struct load_topo *t)
+{
+	unsigned long long sz;
+	char buf[32];
+	long lv;
+
+	if (!rel_is_relative(*val))
+		return;
+	if (p->type == WL_SIZE && rel_size(t, *val, &sz) == 0)
+		rel_size_format(sz, buf, sizeof(buf));
+	else if (p->type == WL_COUNT && rel_count(t, *val, &lv) == 0)
+		snprintf(buf, sizeof(buf), "%ld", lv);
+	else
+		return;
+	free(*val);
+	*val = load_xstrdup(buf);
 }
 
 static int
@@ -266,6 +306,8 @@ wl_configure(struct wl_run *r, const struct wl_def *d,
 			p = wl_param_find(tgt, r->keys[i]);
 		if (p && wl_check_value(d, p, r->vals[i], t) < 0)
 			goto fail;
+		if (p && t)
+			wl_resolve(p, &r->vals[i], t);
 	}
 	/* tasks=node / all / 0.5 are resolved on the agent; ntasks= says to
 	   what, so results from different task counts form a scaling curve. */

@@ -10,7 +10,9 @@
  * `warmup` iterations (warm-up is never emitted) and numbers the rest 1..N.
  *
  * Lifecycle: wl_configure() validates every key/value (unknown key, bad
- * value, impossible task count: a clear error naming it), wl_execute()
+ * value, impossible task count: a clear error naming it) and resolves
+ * WL_SIZE and WL_COUNT values written relative to the machine against the
+ * topology (params then carry the resolved value), wl_execute()
  * sets up cgroups when the workload needs them and runs it, wl_run_release()
  * frees.
  */
@@ -27,7 +29,10 @@
 
 enum wl_ptype {
 	WL_INT,		/* integer in [min, max] */
-	WL_SIZE,	/* bytes: 4096, 64K, 128M, 1G; in [min, max] */
+	WL_SIZE,	/* bytes: 4096, 64K, 128M, 1G, or relative to the
+			   machine (5%mem, node/8: rel.h); in [min, max] */
+	WL_COUNT,	/* an integer or a count relative to the machine
+			   (cpus, cpus/2, node, socket: rel.h); in [min, max] */
 	WL_ENUM,	/* one of choices "a|b|c" */
 	WL_TASKS,	/* a place.h spec, resolved against the topology */
 	WL_STR,		/* free text (paths, workload names) */
@@ -174,6 +179,7 @@ extern const struct wl_def wl_page_fault;
 extern const struct wl_def wl_swap_memhog;
 extern const struct wl_def wl_file_read;
 extern const struct wl_def wl_memcg_flush;
+extern const struct wl_def wl_root_refault;
 extern const struct wl_def wl_lock_profile;
 extern const struct wl_def wl_null;
 

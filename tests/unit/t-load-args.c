@@ -13,8 +13,8 @@ static struct load_cpu cpus[4] = {
 	{ 0, 0, 0, 0, 0 }, { 1, 0, 0, 1, 0 }, { 2, 1, 1, 0, 0 }, { 3, 1, 1, 1, 0 },
 };
 static int n0[] = { 0, 1 }, n1[] = { 2, 3 };
-static struct load_node nodes[2] = { { 0, n0, 2, 0 }, { 1, n1, 2, 0 } };
-static struct load_topo topo = { cpus, 4, nodes, 2, 2, 4, "", "", 0 };
+static struct load_node nodes[2] = { { 0, n0, 2, 1 << 20 }, { 1, n1, 2, 1 << 20 } };
+static struct load_topo topo = { cpus, 4, nodes, 2, 2, 4, "", "", 2 << 20 };
 
 /* Configures name with "k=v" pairs; returns 0/-1, keeps the run in r. */
 static int
