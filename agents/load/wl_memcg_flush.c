@@ -176,7 +176,7 @@ out:
 }
 
 static const struct wl_param mf_params[] = {
-	{ "groups", WL_INT, "16", "memcgs with an allocating process each (0: idle baseline)", 0, 4096, NULL },
+	{ "groups", WL_COUNT, "16", "memcgs with an allocating process each (0: idle baseline)", 0, 4096, NULL },
 	{ "size", WL_SIZE, "8M", "memory each allocator maps, touches and unmaps in a loop", 1 << 16, 1LL << 34, NULL },
 	{ "reads", WL_INT, "200", "stat reads (flushes) per iteration", 10, 1000000, NULL },
 	{ "interval", WL_INT, "2000", "microseconds between reads", 0, 10000000, NULL },

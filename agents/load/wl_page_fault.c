@@ -9,7 +9,11 @@
  * Tasks are processes (will-it-scale's default, separate mms) or threads
  * (one mm: mmap_lock contention too).  --thp N sets the mTHP size N kB to
  * "always" in /sys/kernel/mm/transparent_hugepage/hugepages-NkB/enabled for
- * the run and restores the previous setting after it.  Tasks start once;
+ * the run and restores the previous setting after it (--thp 2048 is the
+ * PMD size: THPs that 6.12 queues for deferred split at fault time); with
+ * --thp the metric thp_fault_share says which part of the faulted memory
+ * came as folios of that size (hugepages-NkB/stats/anon_fault_alloc), so a
+ * run that silently fell back to small pages shows.  Tasks start once;
  * each iteration is a window of --seconds over the running tasks (as
  * will-it-scale samples its counters every second).
  */
@@ -97,6 +101,22 @@ pf_thp_set(long kb, char *path, size_t pathsz, char *old, size_t oldsz)
 	return 0;
 }
 
+/* anon_fault_alloc of the mTHP size kb, or -1 (no stats on this kernel) */
+static long long
+pf_thp_allocs(long kb)
+{
+	char path[PATH_MAX], buf[64];
+	long v;
+
+	snprintf(path, sizeof(path),
+	    "/sys/kernel/mm/transparent_hugepage/hugepages-%ldkB/stats/anon_fault_alloc",
+	    kb);
+	if (load_read_small(path, buf, sizeof(buf)) < 0 ||
+	    load_parse_long(buf, &v) < 0)
+		return -1;
+	return v;
+}
+
 static int
 pf_run(struct wl_run *r)
 {
@@ -107,6 +127,7 @@ pf_run(struct wl_run *r)
 	unsigned long long c0, c1;
 	long thp = wl_get_int(r, "thp");
 	double t0, t1, ops;
+	long long a0, a1;
 
 	memset(&a, 0, sizeof(a));
 	a.variant = (int)wl_get_int(r, "variant");
@@ -129,16 +150,21 @@ pf_run(struct wl_run *r)
 		goto out;
 	started = 1;
 	for (it = 0; it < r->warmup + r->iterations; it++) {
+		a0 = thp ? pf_thp_allocs(thp) : -1;
 		t0 = load_now();
 		c0 = wl_tasks_sum(&g);
 		wl_sleep(r->seconds);
 		c1 = wl_tasks_sum(&g);
 		t1 = load_now();
+		a1 = thp ? pf_thp_allocs(thp) : -1;
 		if (wl_tasks_failed(&g))
 			goto out;
 		ops = (c1 - c0) / (t1 - t0);
 		wl_emit(r, it, "ops_per_sec", ops, "ops/s", 1);
 		wl_emit(r, it, "ops_per_sec_per_task", ops / n, "ops/s", 1);
+		if (a0 >= 0 && a1 >= a0 && c1 > c0)
+			wl_emit(r, it, "thp_fault_share", (double)(a1 - a0) * thp *
+			    1024 / ((double)(c1 - c0) * getpagesize()), "ratio", 1);
 	}
 	rc = 0;
 out:

@@ -27,126 +27,7 @@
 #include "agents/load/cg.h"
 #include "agents/load/util.h"
 #include "agents/load/wl.h"
-
-struct zram {
-	int	 id;
-	int	 hot_added;
-	int	 swapped_on;
-	int	 made_node;
-	char	 dev[PATH_MAX];
-};
-
-static int
-zram_write_header(const char *dev, unsigned long long bytes)
-{
-	long pg = getpagesize();
-	unsigned char *h;
-	uint32_t v;
-	int fd, rc = -1;
-
-	h = load_xcalloc(1, pg);
-	v = 1;				/* version */
-	memcpy(h + 1024, &v, 4);
-	v = (uint32_t)(bytes / pg - 1);	/* last_page */
-	memcpy(h + 1028, &v, 4);
-	/* nr_badpages (1032) stays 0; uuid and label may be zero */
-	memcpy(h + pg - 10, "SWAPSPACE2", 10);
-	fd = open(dev, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		load_err("swap-memhog: cannot open %s: %s", dev, strerror(errno));
-		goto out;
-	}
-	if (pwrite(fd, h, pg, 0) != pg || fsync(fd) < 0) {
-		load_err("swap-memhog: cannot write the swap header to %s: %s",
-		    dev, strerror(errno));
-		goto out;
-	}
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(h);
-	return rc;
-}
-
-static void
-zram_teardown(struct zram *z)
-{
-	char path[PATH_MAX], num[16];
-
-	if (z->id < 0)
-		return;
-	if (z->swapped_on && swapoff(z->dev) < 0)
-		load_err("swap-memhog: swapoff %s: %s", z->dev, strerror(errno));
-	snprintf(path, sizeof(path), "/sys/block/zram%d/reset", z->id);
-	load_write_str(path, "1");
-	if (z->made_node)
-		unlink(z->dev);
-	if (z->hot_added) {
-		snprintf(num, sizeof(num), "%d", z->id);
-		load_write_str("/sys/class/zram-control/hot_remove", num);
-	}
-	z->id = -1;
-}
-
-static int
-zram_setup(struct zram *z, unsigned long long bytes)
-{
-	char path[PATH_MAX], buf[64];
-	unsigned maj, min;
-	long id;
-
-	memset(z, 0, sizeof(*z));
-	z->id = -1;
-	if (load_read_small("/sys/class/zram-control/hot_add", buf, sizeof(buf)) == 0 &&
-	    load_parse_long(buf, &id) == 0) {
-		z->id = (int)id;
-		z->hot_added = 1;
-	} else if (load_read_small("/sys/block/zram0/disksize", buf, sizeof(buf)) == 0 &&
-	    strcmp(buf, "0") == 0) {
-		z->id = 0;
-	} else {
-		return load_err("swap-memhog: no free zram device (is CONFIG_ZRAM set? /sys/class/zram-control/hot_add: %s)",
-		    strerror(errno));
-	}
-	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", z->id);
-	snprintf(buf, sizeof(buf), "%llu", bytes);
-	if (load_write_str(path, buf) < 0) {
-		load_err("swap-memhog: cannot set %s to %s: %s", path, buf,
-		    strerror(errno));
-		goto fail;
-	}
-	snprintf(z->dev, sizeof(z->dev), "/dev/zram%d", z->id);
-	if (access(z->dev, F_OK) < 0) {
-		/* no devtmpfs on /dev: make the node ourselves */
-		snprintf(path, sizeof(path), "/sys/block/zram%d/dev", z->id);
-		if (load_read_small(path, buf, sizeof(buf)) < 0 ||
-		    sscanf(buf, "%u:%u", &maj, &min) != 2) {
-			load_err("swap-memhog: cannot read %s", path);
-			goto fail;
-		}
-		if (mknod(z->dev, S_IFBLK | 0600, makedev(maj, min)) < 0) {
-			snprintf(z->dev, sizeof(z->dev), "/tmp/kperfci-zram%d", z->id);
-			if (mknod(z->dev, S_IFBLK | 0600, makedev(maj, min)) < 0) {
-				load_err("swap-memhog: cannot create a device node for zram%d: %s",
-				    z->id, strerror(errno));
-				goto fail;
-			}
-		}
-		z->made_node = 1;
-	}
-	if (zram_write_header(z->dev, bytes) < 0)
-		goto fail;
-	if (swapon(z->dev, SWAP_FLAG_PREFER | (32767 & SWAP_FLAG_PRIO_MASK)) < 0) {
-		load_err("swap-memhog: swapon %s: %s", z->dev, strerror(errno));
-		goto fail;
-	}
-	z->swapped_on = 1;
-	return 0;
-fail:
-	zram_teardown(z);
-	return -1;
-}
+#include "agents/load/zram.h"
 
 struct sm_args {
 	size_t	 size;
@@ -228,21 +109,22 @@ sm_run(struct wl_run *r)
 		return load_err("swap-memhog: --limit must be below --size, or nothing swaps");
 	if (wl_get_tasks(r, "tasks", &cpus, &n) < 0)
 		return -1;
-	if (zram_setup(&z, wl_get_size(r, "zram")) < 0)
+	z.id = -1;
+	if (zram_create(&z, wl_get_size(r, "zram"), "swap-memhog") < 0 ||
+	    zram_swapon(&z, wl_get_size(r, "zram"), "swap-memhog") < 0)
 		goto out;
 	for (it = 0; it < r->warmup + r->iterations; it++)
 		if (sm_iteration(r, it, cpus, n) < 0)
 			goto out;
 	rc = 0;
 out:
-	if (z.id >= 0)
-		zram_teardown(&z);
+	zram_destroy(&z);
 	free(cpus);
 	return rc;
 }
 
 static const struct wl_param sm_params[] = {
-	{ "groups", WL_INT, "4", "memcgs, one memhog process each", 1, 1024, NULL },
+	{ "groups", WL_COUNT, "4", "memcgs, one memhog process each", 1, 4096, NULL },
 	{ "size", WL_SIZE, "96M", "memory each memhog writes", 1 << 20, 1LL << 40, NULL },
 	{ "limit", WL_SIZE, "48M", "memory.max of each memcg (below size)", 1 << 20, 1LL << 40, NULL },
 	{ "passes", WL_INT, "2", "passes over the memory (swap out, then in)", 1, 100, NULL },
