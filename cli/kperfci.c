@@ -21,6 +21,7 @@
 /* Prototypes of commands living in other areas' files. */
 int	cmd_stats_compare(int, char **);	/* cli/stats.c */
 int	cmd_series_show(int, char **);	/* cli/series_show.c */
+int	cmd_series_claims(int, char **);	/* cli/series_show.c */
 
 static const struct command {
 	const char *name;
@@ -34,6 +35,7 @@ static const struct command {
 	{ "tree import", cmd_tree_import, "tree import --tarball FILE --name NAME [--dir DIR]" },
 	{ "tree apply", cmd_tree_apply, "tree apply --tree REPO --mbox FILE [--base REV] [--branch B] [--ref REF]" },
 	{ "build", cmd_build, "build --tree REPO --commit REV [--base REV] --cache DIR [--config TARGET|FILE] [--fragment FILE]... [--jobs N] [--timeout S] [--quiet]" },
+	{ "series claims", cmd_series_claims, "series claims (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json]" },
 	{ "series show", cmd_series_show, "series show (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json] [--messages]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "daemon/claims.h"
 #include "daemon/lore.h"
 #include "daemon/mbox.h"
 #include "daemon/mime.h"
@@ -22,6 +23,47 @@
 #include "lib/xalloc.h"
 
 int	cmd_series_show(int argc, char **argv);
+int	cmd_series_claims(int argc, char **argv);
+
+/* `series claims`: the quantitative claims of the picked series. */
+static void
+series_claims_print(const struct series *s, int json)
+{
+	struct claims cs = { 0 };
+
+	claims_extract_series(&cs, s);
+	if (json) {
+		json_t *j = claims_to_json(&cs);
+		char *txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		printf("%s\n", txt);
+		free(txt);
+		json_decref(j);
+	} else {
+		if (!cs.n)
+			printf("no quantitative claims\n");
+		for (size_t i = 0; i < cs.n; i++) {
+			const struct claim *c = &cs.v[i];
+
+			printf("%s: %s [%s]\n    %s", c->where,
+			    claim_kind_name(c->kind), c->rule, c->text);
+			if (c->has_before && c->has_after)
+				printf("\n    before %g%s, after %g%s",
+				    c->before, c->unit, c->after, c->unit);
+			else if (c->has_before)
+				printf("\n    value %g%s", c->before, c->unit);
+			if (c->has_change)
+				printf("%s%+.1f%%%s%s", c->has_before ?
+				    ", change " : "\n    change ",
+				    c->change_pct, c->dir ? " " : "",
+				    c->dir ? claim_dir_name(c->dir) : "");
+			if (c->words[0])
+				printf("\n    metric words: %s", c->words);
+			printf("\n");
+		}
+	}
+	claims_release(&cs);
+}
 
 static void
 series_show_text(const struct series *s, int messages)
@@ -78,8 +120,22 @@ series_show_usage(void)
 	    "--allow BASE...) [--msgid ID] [--version N] [--json] [--messages]\n");
 }
 
+static int series_cmd(int argc, char **argv, int claims);
+
 int
 cmd_series_show(int argc, char **argv)
+{
+	return series_cmd(argc, argv, 0);
+}
+
+int
+cmd_series_claims(int argc, char **argv)
+{
+	return series_cmd(argc, argv, 1);
+}
+
+static int
+series_cmd(int argc, char **argv, int claims)
 {
 	static const struct option opts[] = {
 		{ "mbox", required_argument, NULL, 'm' },
@@ -186,7 +242,9 @@ cmd_series_show(int argc, char **argv)
 		fprintf(stderr, "kperfci: %s\n", err.data);
 		goto out;
 	}
-	if (json) {
+	if (claims) {
+		series_claims_print(&s, json);
+	} else if (json) {
 		json_t *j = series_to_json(&s);
 		char *txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		if (messages) {
