@@ -11,7 +11,9 @@
  *
  * Both answer for any series, also before its comparison exists (state,
  * builds, "running"), so a client can poll one URL from submission to
- * verdict.  The series JSON gets links to both ("result").
+ * verdict.  The series JSON gets links to both ("result").  Neither runs
+ * the statistics: a finished comparison's result is read from the store,
+ * a live one's is recomputed only after a new upload (report_load).
  */
 #include <stdio.h>
 #include <string.h>

@@ -4,6 +4,8 @@
  * store; everything above it is pure.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,13 @@ report_jstr(json_t *o, const char *k)
 	json_t *v = json_object_get(o, k);
 
 	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* A stored number; null (not finite when stored) is NAN. */
+static double
+report_jdouble(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /* A share as uploaded: a number in [0, 1], else -1 (ignored). */
@@ -949,8 +958,9 @@ report_json_charts(const struct report *r)
 	return charts;
 }
 
+/* The lock-profile diff, at most top locks of top callers each. */
 static json_t *
-report_json_profiles(const struct report *r)
+report_profiles_json(const struct report *r, size_t top, size_t topc)
 {
 	json_t *a = json_array(), *locks, *callers;
 	size_t i, k, c;
@@ -959,12 +969,11 @@ report_json_profiles(const struct report *r)
 		const struct report_profile *p = &r->profiles[i];
 
 		locks = json_array();
-		for (k = 0; k < p->nlocks && k < REPORT_TOP_LOCKS; k++) {
+		for (k = 0; k < p->nlocks && k < top; k++) {
 			const struct report_lock *l = &p->locks[k];
 
 			callers = json_array();
-			for (c = 0; c < l->ncallers && c < REPORT_TOP_CALLERS;
-			    c++)
+			for (c = 0; c < l->ncallers && c < topc; c++)
 				json_array_append_new(callers, json_pack(
 				    "{s:s,s:o,s:o}", "symbol",
 				    l->callers[c].symbol, "base",
@@ -982,6 +991,12 @@ report_json_profiles(const struct report *r)
 		    "patched_profiles", p->nprofiles[1], "locks", locks));
 	}
 	return a;
+}
+
+static json_t *
+report_json_profiles(const struct report *r)
+{
+	return report_profiles_json(r, REPORT_TOP_LOCKS, REPORT_TOP_CALLERS);
 }
 
 json_t *
@@ -1574,15 +1589,308 @@ out:
 	return out;
 }
 
+/*
+ * DESIGN (results stored once).  The statistics of a comparison (a
+ * hierarchical bootstrap per row: 0.2 s for 30 rows of 24 boots, seconds
+ * for a large upload) and its lock-profile diff are never computed inside
+ * every GET:
+ *   - a finished comparison (state done or failed) reads both from the
+ *     store: comparisons.result (what the scheduler decided on, written by
+ *     stage_sched_wait) and comparisons.profiles.  What is missing (the
+ *     profiles of a comparison that just finished, the rows of one that
+ *     failed with samples) is computed once, at the first view, under
+ *     report_lock, stored, and read back, so every later view renders the
+ *     very bytes that were stored.  Nothing recomputes a finished result;
+ *     whatever re-runs a comparison must clear result and profiles.
+ *   - a live comparison (running) keeps its last computation in memory,
+ *     keyed by db_report_key (jobs done, samples and profiles uploaded):
+ *     it is recomputed at most once per new upload, by one thread while
+ *     the others wait on report_lock for the same answer.
+ * The results travel as their JSON (stats_result_to_json and the profile
+ * diff), and report_from_text rebuilds the model from it: the renderers
+ * never see whether a result was stored or just computed.
+ */
+#define REPORT_CACHE_SLOTS	16
+
+struct report_cached {
+	long long cid;			/* 0: free */
+	char	 key[160];
+	char	*result, *profiles;	/* JSON text */
+	unsigned long used;
+};
+
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct report_cached report_cache[REPORT_CACHE_SLOTS];
+static unsigned long report_clock, report_ncomputed;
+
+unsigned long
+report_computations(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&report_lock);
+	n = report_ncomputed;
+	pthread_mutex_unlock(&report_lock);
+	return n;
+}
+
+void
+report_cache_clear(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&report_lock);
+	for (i = 0; i < REPORT_CACHE_SLOTS; i++) {
+		free(report_cache[i].result);
+		free(report_cache[i].profiles);
+		memset(&report_cache[i], 0, sizeof(report_cache[i]));
+	}
+	pthread_mutex_unlock(&report_lock);
+}
+
+/* Runs the statistics and the profile diff over the stored samples of c
+   (report_lock held). */
+static int
+report_compute_samples(struct db *db, struct report *r,
+    const struct sched_comparison *c)
+{
+	struct buf bs = BUF_INIT(STATS_MAX_FILE), ts = BUF_INIT(STATS_MAX_FILE);
+	struct buf err = BUF_INIT(1024);
+	struct stats_opts opts;
+	json_t *bp = NULL, *tp = NULL;
+	int rc = -1;
+
+	report_ncomputed++;
+	if (sched_side_jsonl(db, c->id, "base", &bs) < 0 ||
+	    sched_side_jsonl(db, c->id, "patched", &ts) < 0) {
+		error("report: samples of comparison %lld unreadable", c->id);
+		goto out;
+	}
+	sched_stats_opts(&opts, c->looks);
+	if ((bs.len || ts.len) && report_compute(r, bs.data, bs.len, ts.data,
+	    ts.len, &opts, &err) < 0)
+		log_warnx("report: comparison %lld: %s", c->id, err.data);
+	if (sched_side_profiles(db, c->id, "base", &bp) == 0 &&
+	    sched_side_profiles(db, c->id, "patched", &tp) == 0)
+		report_set_profiles(r, bp, tp);
+	rc = 0;
+out:
+	json_decref(bp);
+	json_decref(tp);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	return rc;
+}
+
+/* The computed result and profile diff as JSON text (result "null" when
+   there are no rows). */
+static void
+report_to_text(const struct report *r, char **result, char **profiles)
+{
+	json_t *j = r->have_result ? stats_result_to_json(&r->result) :
+	    json_null();
+
+	*result = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(j);
+	j = report_profiles_json(r, SIZE_MAX, SIZE_MAX);
+	*profiles = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+}
+
+/* The profile diff back from report_profiles_json's JSON. */
+static void
+report_profiles_from_json(struct report *r, const json_t *a)
+{
+	const json_t *p, *l, *c;
+	struct report_profile *rp;
+	struct report_lock *rl;
+	struct report_caller *rc;
+	size_t i, k, n;
+
+	json_array_foreach(a, i, p) {
+		rp = report_profile_get(r, report_jstr((json_t *)p, "params") ?
+		    report_jstr((json_t *)p, "params") : "");
+		rp->nprofiles[0] = json_integer_value(json_object_get(p,
+		    "base_profiles"));
+		rp->nprofiles[1] = json_integer_value(json_object_get(p,
+		    "patched_profiles"));
+		json_array_foreach(json_object_get(p, "locks"), k, l) {
+			rl = report_lock_get(rp, report_jstr((json_t *)l,
+			    "lock") ? report_jstr((json_t *)l, "lock") : "",
+			    report_jstr((json_t *)l, "symbol") ?
+			    report_jstr((json_t *)l, "symbol") : "");
+			rl->share[0] = report_jdouble(json_object_get(l,
+			    "base"));
+			rl->share[1] = report_jdouble(json_object_get(l,
+			    "patched"));
+			json_array_foreach(json_object_get(l, "callers"), n,
+			    c) {
+				rc = report_caller_get(rl, report_jstr(
+				    (json_t *)c, "symbol") ? report_jstr(
+				    (json_t *)c, "symbol") : "");
+				rc->share[0] = report_jdouble(json_object_get(c,
+				    "base"));
+				rc->share[1] = report_jdouble(json_object_get(c,
+				    "patched"));
+			}
+		}
+	}
+}
+
+/* r's result and profiles from their JSON text: 0, or -1 (logged). */
+static int
+report_from_text(struct report *r, long long cid, const char *result,
+    const char *profiles)
+{
+	json_t *jr = json_loads(result, JSON_DECODE_ANY, NULL);
+	json_t *jp = json_loads(profiles, 0, NULL);
+	char err[256];
+	int rc = -1;
+
+	if (!jr || !json_is_array(jp)) {
+		error("report: comparison %lld: the stored result is not JSON",
+		    cid);
+		goto out;
+	}
+	if (!json_is_null(jr)) {
+		if (stats_result_from_json(jr, &r->result, err,
+		    sizeof(err)) < 0) {
+			error("report: comparison %lld: %s", cid, err);
+			goto out;
+		}
+		r->have_result = 1;
+	}
+	report_profiles_from_json(r, jp);
+	rc = 0;
+out:
+	json_decref(jr);
+	json_decref(jp);
+	return rc;
+}
+
+/* Forgets whatever result r holds. */
+static void
+report_drop_result(struct report *r)
+{
+	if (r->have_result)
+		stats_result_release(&r->result);
+	r->have_result = 0;
+	report_profiles_free(r->profiles, r->nprofiles);
+	r->profiles = NULL;
+	r->nprofiles = 0;
+}
+
+/* A finished comparison: its stored result (computed and stored first
+   if it has none yet). */
+static int
+report_load_final(struct db *db, struct report *r,
+    const struct sched_comparison *c)
+{
+	char *res = NULL, *prof = NULL, *nres = NULL, *nprof = NULL;
+	int rc = -1, locked = 0;
+
+	if (db_report_stored(db, c->id, &res, &prof) < 0)
+		goto out;
+	if (!res || !prof) {
+		/* compute once: a thread that waited here finds it stored */
+		pthread_mutex_lock(&report_lock);
+		locked = 1;
+		free(res);
+		free(prof);
+		if (db_report_stored(db, c->id, &res, &prof) < 0)
+			goto out;
+	}
+	if (!res || !prof) {
+		if (report_compute_samples(db, r, c) < 0)
+			goto out;
+		report_to_text(r, &nres, &nprof);
+		report_drop_result(r);
+		free(res);
+		free(prof);
+		if (db_report_store(db, c->id, nres, nprof) < 0 ||
+		    db_report_stored(db, c->id, &res, &prof) < 0)
+			goto out;
+		log_info("report: comparison %lld: result stored", c->id);
+	}
+	rc = res && prof ? report_from_text(r, c->id, res, prof) : -1;
+out:
+	if (locked)
+		pthread_mutex_unlock(&report_lock);
+	free(res);
+	free(prof);
+	free(nres);
+	free(nprof);
+	return rc;
+}
+
+/* A live comparison: the cached result for its samples as they are now,
+   computed when a new upload changed them. */
+static int
+report_load_live(struct db *db, struct report *r,
+    const struct sched_comparison *c)
+{
+	struct report_cached *e = NULL, *slot;
+	char key[160], *res = NULL, *prof = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (db_report_key(db, c->id, key, sizeof(key)) < 0)
+		return -1;
+	pthread_mutex_lock(&report_lock);
+	for (i = 0; i < REPORT_CACHE_SLOTS; i++)
+		if (report_cache[i].cid == c->id &&
+		    !strcmp(report_cache[i].key, key))
+			e = &report_cache[i];
+	if (!e) {
+		if (report_compute_samples(db, r, c) < 0)
+			goto out;
+		report_to_text(r, &res, &prof);
+		report_drop_result(r);
+		/* this comparison's slot, else a free one, else the oldest */
+		slot = &report_cache[0];
+		for (i = 0; i < REPORT_CACHE_SLOTS; i++) {
+			e = &report_cache[i];
+			if (e->cid == c->id || (slot->cid != c->id &&
+			    (e->cid == 0 || e->used < slot->used)))
+				slot = e;
+		}
+		e = slot;
+		free(e->result);
+		free(e->profiles);
+		e->cid = c->id;
+		snprintf(e->key, sizeof(e->key), "%s", key);
+		e->result = res;
+		e->profiles = prof;
+	}
+	e->used = ++report_clock;
+	res = xstrdup(e->result);
+	prof = xstrdup(e->profiles);
+	rc = 0;
+out:
+	pthread_mutex_unlock(&report_lock);
+	if (rc == 0)
+		rc = report_from_text(r, c->id, res, prof);
+	free(res);
+	free(prof);
+	return rc;
+}
+
+static int
+report_load_result(struct db *db, struct report *r,
+    const struct sched_comparison *c)
+{
+	if (c->state && strcmp(c->state, "running"))
+		return report_load_final(db, r, c);
+	return report_load_live(db, r, c);
+}
+
 /* The scheduler's comparison of the series, its jobs and samples. */
 static int
 report_load_comparison(struct db *db, struct report *r, int with_result)
 {
 	struct sched_comparison c;
-	struct buf bs = BUF_INIT(STATS_MAX_FILE), ts = BUF_INIT(STATS_MAX_FILE);
-	struct buf err = BUF_INIT(1024), ag = BUF_INIT(0);
-	struct stats_opts opts;
-	json_t *bp = NULL, *tp = NULL;
+	struct buf ag = BUF_INIT(0);
 	size_t i, n;
 	int rc, s;
 
@@ -1631,30 +1939,7 @@ report_load_comparison(struct db *db, struct report *r, int with_result)
 	}
 	r->njobs = n;
 	r->topology = report_topology(db, c.class);
-	if (!with_result) {
-		rc = 0;
-		goto out;
-	}
-	if (sched_side_jsonl(db, c.id, "base", &bs) < 0 ||
-	    sched_side_jsonl(db, c.id, "patched", &ts) < 0) {
-		rc = error("report: samples of comparison %lld unreadable",
-		    c.id);
-		goto out;
-	}
-	sched_stats_opts(&opts, c.looks);
-	if ((bs.len || ts.len) && report_compute(r, bs.data, bs.len, ts.data,
-	    ts.len, &opts, &err) < 0)
-		log_warnx("report: comparison %lld: %s", c.id, err.data);
-	if (sched_side_profiles(db, c.id, "base", &bp) == 0 &&
-	    sched_side_profiles(db, c.id, "patched", &tp) == 0)
-		report_set_profiles(r, bp, tp);
-	rc = 0;
-out:
-	json_decref(bp);
-	json_decref(tp);
-	buf_release(&bs);
-	buf_release(&ts);
-	buf_release(&err);
+	rc = with_result ? report_load_result(db, r, &c) : 0;
 	buf_release(&ag);
 	sched_comparison_release(&c);
 	return rc;

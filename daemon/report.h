@@ -124,11 +124,21 @@ void	report_release(struct report *);
  * Fills r for series id from the store.  0 (found; r->comparison_id may be
  * 0 while no comparison exists yet), 1 no such series, -1 (logged).
  * with_result 0 skips the samples, the statistics and the lock profiles
- * (r->have_result stays 0): progress only, for pollers; a full load
- * bootstraps every row (about 0.2 s for 30 rows of 24 boots).
+ * (r->have_result stays 0): progress only, for pollers.
+ *
+ * Results are computed once (DESIGN in report.c): a finished comparison's
+ * statistics and lock-profile diff are read from the store (computed and
+ * stored at its first view if the scheduler did not store them); a live
+ * one's are recomputed only when a new upload changed its samples (a
+ * cache keyed by db_report_key), never on every GET.  The bootstrap costs
+ * about 0.2 s for 30 rows of 24 boots, and seconds for large uploads.
  */
 int	report_load(struct db *, long long series_id, int with_result,
 	    struct report *r);
+/* How many times report_load ran the statistics (for tests). */
+unsigned long report_computations(void);
+/* Forgets the live results held in memory (for tests). */
+void	report_cache_clear(void);
 
 /*
  * Computes r->result from each side's samples (stats JSON lines, as agents
@@ -177,6 +187,17 @@ void	report_text(const struct report *r, const char *server,
  * report and by `kperfci submit --wait`): no NaN, no control bytes.
  */
 void	report_table_text(const struct stats_result *res, struct buf *out);
+
+/* ---- db_report.c: stored results --------------------------------------- */
+
+/* What the samples of comparison cid are now ("done=3,jobs=6,..."). */
+int	db_report_key(struct db *, long long cid, char *key, size_t sz);
+/* The stored result and profiles JSON text (NULL when none); 0 or -1. */
+int	db_report_stored(struct db *, long long cid, char **result,
+	    char **profiles);
+/* Stores profiles, and result unless one is stored already.  0 or -1. */
+int	db_report_store(struct db *, long long cid, const char *result,
+	    const char *profiles);
 
 /* ---- where the report plugs into the daemon (routes.c) --------------- */
 

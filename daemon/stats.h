@@ -242,6 +242,14 @@ double	stats_mann_whitney(const double *x, size_t n, const double *y,
  * Numbers not computed (a missing side, too few boots) are null.
  */
 json_t	*stats_result_to_json(const struct stats_result *);
+/*
+ * The inverse (daemon/stats_json.c), for results stored once and read
+ * many times: fills res from what stats_result_to_json wrote, so that
+ * stats_result_to_json(res) gives the same JSON again.  0, or -1 with err
+ * (res released).
+ */
+int	stats_result_from_json(const json_t *, struct stats_result *res,
+	    char *err, size_t errsz);
 
 /*
  * The kernel-test-robot table:

@@ -26,6 +26,13 @@
 #include "daemon/routes.h"
 #include "lib/xalloc.h"
 
+/*
+ * A live series page reloads itself this often: builds take minutes and a
+ * boot tens of seconds, and each reload reads the store (the comparison's
+ * statistics only when an upload changed them: report.c).
+ */
+#define UI_REFRESH_SECONDS	20
+
 static void
 ui_time(struct buf *b, long long t)
 {
@@ -265,7 +272,8 @@ ui_series(struct http_req *req, struct http_resp *resp)
 	}
 	final = pipeline_series_rests(&s);
 	buf_addf(&title, "Series %lld", id);
-	html_page_begin(&b, title.data, "series", final ? 0 : 3);
+	html_page_begin(&b, title.data, "series", final ? 0 :
+	    UI_REFRESH_SECONDS);
 	buf_addstr(&b, "<h1>");
 	if (s.cover_subject)
 		html_txt(&b, s.cover_subject);

@@ -51,7 +51,7 @@ ui_build(struct http_req *req, struct http_resp *resp)
 	}
 	final = !strcmp(bd.state, "done") || !strcmp(bd.state, "failed");
 	buf_addf(&t, "Build %lld", id);
-	html_page_begin(&b, t.data, "series", final ? 0 : 3);
+	html_page_begin(&b, t.data, "series", final ? 0 : 15);
 	buf_addf(&b, "<h1>Build %lld</h1>\n<p class=\"state ", id);
 	html_attr(&b, bd.state);
 	buf_addstr(&b, "\">");

@@ -746,6 +746,155 @@ get(const char *path, struct buf *body)
 	return st;
 }
 
+/* GETs of a series' comparison JSON, page and report.txt. */
+static void
+get_all(long long sid, struct buf out[3])
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison", sid);
+	get(path, &out[0]);
+	snprintf(path, sizeof(path), "/series/%lld", sid);
+	get(path, &out[1]);
+	snprintf(path, sizeof(path), "/series/%lld/report.txt", sid);
+	get(path, &out[2]);
+}
+
+/*
+ * A finished comparison is served from the store: after its samples are
+ * changed underneath, every rendering stays byte for byte what it was, and
+ * the statistics never run again.
+ */
+static void
+test_stored_once(struct db *db, long long sid)
+{
+	struct buf a[3] = { BUF_INIT(0), BUF_INIT(0), BUF_INIT(0) };
+	struct buf b[3] = { BUF_INIT(0), BUF_INIT(0), BUF_INIT(0) };
+	unsigned long n0 = report_computations();
+	int i;
+
+	get_all(sid, a);
+	ok(a[0].len > 100 && strstr(a[0].data, "\"rows\"") &&
+	    strstr(a[1].data, "<svg") && strstr(a[2].data, "pages_per_sec"),
+	    "a finished comparison: JSON, page and report.txt");
+	is_int(db_exec(db, "UPDATE samples SET value = value * 3 + 7; "
+	    "DELETE FROM lock_profiles"), 0, "its samples and profiles are "
+	    "changed underneath");
+	report_cache_clear();
+	get_all(sid, b);
+	for (i = 0; i < 3; i++)
+		ok(a[i].len == b[i].len && !memcmp(a[i].data, b[i].data,
+		    a[i].len), "%s served identically from the store",
+		    i == 0 ? "the JSON" : i == 1 ? "the page" : "report.txt");
+	is_int(report_computations(), n0, "and the statistics never ran "
+	    "again");
+	for (i = 0; i < 3; i++) {
+		buf_release(&a[i]);
+		buf_release(&b[i]);
+	}
+}
+
+/*
+ * A live comparison is computed once per new upload: GETs between uploads
+ * read the cached result; an upload makes the next GET recompute.
+ */
+static void
+test_live_recompute(struct db *db, long long now)
+{
+	struct db_series_req sr = { .source = "upload" };
+	struct buf err = BUF_INIT(0), body = BUF_INIT(0);
+	unsigned long n0;
+	int64_t sid = 0;
+	char path[96], *side;
+	json_t *j;
+	int i;
+
+	db_series_insert(db, &sr, &sid);
+	db_series_set_state(db, sid, "queued", "built", NULL);
+	ok(sched_create(db, sid, fake_kernel(db, "base2"),
+	    fake_kernel(db, "patched2"), "built", "running", &err) == 0,
+	    "a second comparison");
+	for (i = 0; i < 2; i++)
+		free(lease_upload(db, now, 1000, 900, 0));
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison",
+	    (long long)sid);
+	n0 = report_computations();
+	is_int(get(path, &body), 200, "a live comparison after 2 uploads");
+	ok(strstr(body.data, "\"running\"") != NULL, "it is running");
+	is_int(report_computations(), n0 + 1, "computed once");
+	for (i = 0; i < 3; i++)
+		get(path, &body);
+	snprintf(path, sizeof(path), "/series/%lld", (long long)sid);
+	get(path, &body);
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison",
+	    (long long)sid);
+	is_int(report_computations(), n0 + 1, "not again for 4 more GETs "
+	    "without an upload");
+	side = lease_upload(db, now, 1000, 900, 0);
+	ok(side != NULL, "a third upload (%s)", side ? side : "none");
+	free(side);
+	get(path, &body);
+	is_int(report_computations(), n0 + 2, "the next GET recomputes");
+	j = json_loads(body.data, 0, NULL);
+	ok(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(j, "progress"), "base"), "done")) +
+	    json_integer_value(json_object_get(json_object_get(
+	    json_object_get(j, "progress"), "patched"), "done")) == 3,
+	    "and shows 3 boots done");
+	json_decref(j);
+	get(path, &body);
+	is_int(report_computations(), n0 + 2, "and only once");
+	buf_release(&err);
+	buf_release(&body);
+}
+
+/* stats_result_from_json undoes stats_result_to_json exactly. */
+static void
+test_result_json_roundtrip(void)
+{
+	struct buf b = BUF_INIT(0), t = BUF_INIT(0);
+	struct stats_set base, test;
+	struct stats_result r, back;
+	char e[256], *s1, *s2;
+	json_t *j;
+
+	stats_set_init(&base);
+	stats_set_init(&test);
+	gen(&b, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 1000, 2);
+	gen(&b, "memcg-flush", "memcgs=8", "flush_p99_us", "us", "lower", 6,
+	    3, 50, 5);
+	gen(&t, "fault-free", "mode=shmem,tasks=2", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 800, 2);
+	gen(&t, "only-test", "", "x", "s", "lower", 1, 2, 3, 1);
+	stats_load_jsonl(&base, b.data, b.len, e, sizeof(e));
+	stats_load_jsonl(&test, t.data, t.len, e, sizeof(e));
+	stats_compare(&base, &test, NULL, &r);
+	j = stats_result_to_json(&r);
+	s1 = json_dumps(j, JSON_COMPACT);
+	ok(stats_result_from_json(j, &back, e, sizeof(e)) == 0,
+	    "a result reads back from its JSON");
+	json_decref(j);
+	j = stats_result_to_json(&back);
+	s2 = json_dumps(j, JSON_COMPACT);
+	ok(r.n == 3 && back.n == r.n && !strcmp(s1, s2), "and writes the "
+	    "same JSON again (%zu rows, missing and NaN fields included)",
+	    back.n);
+	json_decref(j);
+	j = json_loads("{\"counts\":{},\"rows\":[{\"workload\":\"w\"}]}",
+	    0, NULL);
+	ok(stats_result_from_json(j, &back, e, sizeof(e)) < 0 &&
+	    strstr(e, "row 1"), "a damaged stored result is refused: %s", e);
+	json_decref(j);
+	free(s1);
+	free(s2);
+	stats_result_release(&r);
+	stats_set_release(&base);
+	stats_set_release(&test);
+	buf_release(&b);
+	buf_release(&t);
+}
+
 static void
 test_store(void)
 {
@@ -878,6 +1027,8 @@ test_store(void)
 	ok(strstr(body.data, "1 failed") != NULL, "report.txt: the failed "
 	    "boot");
 	is_int(get("/api/v1/series/x/comparison", &body), 400, "a bad id: 400");
+	test_stored_once(db, sid);
+	test_live_recompute(db, now);
 	buf_release(&err);
 	buf_release(&body);
 }
@@ -899,6 +1050,7 @@ main(void)
 	test_all_failed();
 	test_profiles();
 	test_bad_samples();
+	test_result_json_roundtrip();
 
 	if (!mkdtemp(dir))
 		return 1;
