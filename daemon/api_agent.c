@@ -8,9 +8,12 @@
  *   POST /api/v1/jobs/{id}/results    agent token; 200 | 409 duplicate
  *   GET  /api/v1/kernels/{id}/bzImage any agent's token
  *   GET  /api/v1/agents               the pool
- *   POST /api/v1/kernels              a bzImage body -> 201 {"id","sha256"}
- *   POST /api/v1/jobs                 {"kernel", "matrix"?, "cmdline"?,
- *                                      "priority"?} -> 201 {"id"}
+ *   POST /api/v1/kernels              admin; a bzImage body
+ *                                     (application/octet-stream)
+ *                                     -> 201 {"id","sha256"}
+ *   POST /api/v1/jobs                 admin; {"kernel", "matrix"?,
+ *                                      "cmdline"?, "priority"? (-1000..1000)}
+ *                                      -> 201 {"id"}
  *   GET  /api/v1/jobs                 newest first
  *   GET  /api/v1/jobs/{id}            the job, attempts, samples, profiles
  *   GET  /api/v1/jobs/{id}/console?attempt=N   the console log
@@ -29,6 +32,7 @@
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
+#include "daemon/auth.h"
 #include "daemon/config.h"
 #include "daemon/db_agent.h"
 #include "daemon/http.h"
@@ -39,6 +43,8 @@
 #include "lib/xalloc.h"
 
 #define KERNEL_UPLOAD_MAX	(64u << 20)
+/* The largest attempt number lib/proto.c lets an agent send. */
+#define JOB_MAX_ATTEMPT		(1 << 20)
 
 static long long
 now(void)
@@ -343,7 +349,9 @@ api_job_post(struct http_req *req, struct http_resp *resp)
 	json_t *o = http_json_body(req, resp);
 	const char *matrix = NULL, *cmdline = NULL, *k;
 	char *dflt = NULL;
-	long long kernel, prio = 0, id;
+	long long kernel, id;
+	struct auth_who admin = { AUTH_ADMIN, "admin" };
+	int prio = 0;
 	json_t *v;
 
 	if (o == NULL)
@@ -356,9 +364,14 @@ api_job_post(struct http_req *req, struct http_resp *resp)
 		}
 	if (http_json_int(o, "kernel", 1, &kernel, resp) < 0 ||
 	    http_json_str(o, "matrix", 0, &matrix, resp) < 0 ||
-	    http_json_str(o, "cmdline", 0, &cmdline, resp) < 0 ||
-	    http_json_int(o, "priority", 0, &prio, resp) < 0)
+	    http_json_str(o, "cmdline", 0, &cmdline, resp) < 0)
 		goto out;
+	/* Only the admin gets here (ROUTE_ADMIN): the admin's range. */
+	if (auth_priority(&admin, json_object_get(o, "priority"), &prio,
+	    &err) < 0) {
+		http_reply_error(resp, 400, "%s", err.data);
+		goto out;
+	}
 	if (matrix == NULL && (matrix = dflt = default_matrix()) == NULL) {
 		http_reply_error(resp, 400, "matrix: missing, and no default "
 		    "etc/workloads.conf");
@@ -367,7 +380,7 @@ api_job_post(struct http_req *req, struct http_resp *resp)
 	s.kernel_id = kernel;
 	s.matrix = matrix;
 	s.cmdline = cmdline;
-	s.priority = (int)prio;
+	s.priority = prio;
 	if (agent_enqueue(req->db, &s, &id, &err) == -1) {
 		http_reply_error(resp, strstr(err.data, "could not") ? 500 :
 		    400, "%s", err.data);
@@ -436,10 +449,13 @@ api_job_console(struct http_req *req, struct http_resp *resp)
 
 	if (http_param_id(req, resp, "id", &id) < 0)
 		return 0;
-	if (a && ((attempt = strtol(a, NULL, 10)) < 1 ||
-	    strspn(a, "0123456789") != strlen(a)))
-		return http_reply_error(resp, 400, "attempt: must be a "
-		    "positive integer");
+	/* Bounded as the agent protocol bounds it, so it cannot wrap. */
+	if (a && (!*a || strspn(a, "0123456789") != strlen(a) ||
+	    strlen(a) > 7 || (attempt = strtol(a, NULL, 10)) < 1 ||
+	    attempt > JOB_MAX_ATTEMPT))
+		return http_reply_error(resp, 400, "attempt: must be an "
+		    "integer between 1 and %d, not \"%.32s\"",
+		    JOB_MAX_ATTEMPT, a);
 	if ((rc = db_job_console(req->db, id, (int)attempt, &rel)) != 0)
 		return http_reply_error(resp, rc == 1 ? 404 : 500, "no console "
 		    "log for job %lld attempt %ld", id, attempt);
@@ -457,14 +473,18 @@ api_job_console(struct http_req *req, struct http_resp *resp)
 }
 
 const struct route api_agent_routes[] = {
-	{ "POST", PROTO_PATH_REGISTER, api_register, 0, 0 },
-	{ "POST", PROTO_PATH_LEASE, api_lease, 0, 0 },
-	{ "POST", "/api/v1/jobs/{id}/heartbeat", api_heartbeat, 0, 0 },
-	{ "POST", "/api/v1/jobs/{id}/results", api_results, 0, PROTO_MAX_BODY },
+	{ "POST", PROTO_PATH_REGISTER, api_register, ROUTE_AGENT, 0 },
+	{ "POST", PROTO_PATH_LEASE, api_lease, ROUTE_AGENT, 0 },
+	{ "POST", "/api/v1/jobs/{id}/heartbeat", api_heartbeat, ROUTE_AGENT,
+	    0 },
+	{ "POST", "/api/v1/jobs/{id}/results", api_results, ROUTE_AGENT,
+	    PROTO_MAX_BODY },
 	{ "GET", "/api/v1/kernels/{id}/bzImage", api_kernel_get, 0, 0 },
-	{ "POST", "/api/v1/kernels", api_kernel_post, 0, KERNEL_UPLOAD_MAX },
+	{ "POST", "/api/v1/kernels", api_kernel_post,
+	    ROUTE_ADMIN | ROUTE_BINARY, KERNEL_UPLOAD_MAX },
 	{ "GET", "/api/v1/agents", api_agents, 0, 0 },
-	{ "POST", "/api/v1/jobs", api_job_post, 0, 2 * PROTO_MAX_MATRIX },
+	{ "POST", "/api/v1/jobs", api_job_post, ROUTE_ADMIN,
+	    2 * PROTO_MAX_MATRIX },
 	{ "GET", "/api/v1/jobs", api_jobs, 0, 0 },
 	{ "GET", "/api/v1/jobs/{id}", api_job_get, 0, 0 },
 	{ "GET", "/api/v1/jobs/{id}/console", api_job_console, 0, 0 },

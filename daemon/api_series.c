@@ -2,13 +2,18 @@
  * api_series: the series JSON API and /healthz.
  *
  *	POST /api/v1/series		{"url", "version"?, "base"?, "boots"?,
- *					"matrix"?} or an application/mbox body
- *					(?version=&base=&boots=)
+ *					"matrix"?, "priority"?} or an
+ *					application/mbox body
+ *					(?version=&base=&boots=&priority=)
  *					-> 202 {"id", "state": "queued"}
+ *					(a submitter: see auth.h; 503 when
+ *					the store cannot take writes)
  *	GET  /api/v1/series		list, newest first (?limit=N, 1..500,
  *					default 100; more is a 400)
  *	GET  /api/v1/series/{id}	one series with patches and trailers
  *	GET  /healthz			{"status": "ok"} when the store answers
+ *					and takes writes, else 503 naming the
+ *					path and the cause
  *
  * Other areas add members to a series object through series_sections
  * (routes.c).
@@ -19,7 +24,9 @@
 
 #include "daemon/api_series.h"
 #include "daemon/app.h"
+#include "daemon/auth.h"
 #include "daemon/db.h"
+#include "daemon/db_auth.h"
 #include "daemon/intake.h"
 #include "daemon/limits.h"
 #include "daemon/pipeline.h"
@@ -106,11 +113,34 @@ api_series_json(struct db *db, const struct db_series *s, int full)
 	return o;
 }
 
+/* 0, or -1 with 503 naming the path and the cause. */
+static int
+api_store_writable(struct http_req *req, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT(1024);
+	int rc = 0;
+
+	if (!req->db) {
+		http_reply_error(resp, 503, "store not available: %s cannot "
+		    "be opened (see the daemon log)", app.db_path);
+		return -1;
+	}
+	if (db_store_writable(req->db, app.data_dir, &err) < 0) {
+		http_reply_error(resp, 503, "store cannot take writes: %s",
+		    err.data);
+		rc = -1;
+	}
+	buf_release(&err);
+	return rc;
+}
+
 static int
 api_healthz(struct http_req *req, struct http_resp *resp)
 {
 	if (!req->db || db_user_version(req->db) < 1)
 		return http_reply_error(resp, 503, "store not available");
+	if (api_store_writable(req, resp) < 0)
+		return 0;
 	return http_reply_json(resp, 200, json_pack("{s:s,s:i}", "status",
 	    "ok", "schema", db_user_version(req->db)));
 }
@@ -153,12 +183,13 @@ api_query_version(struct http_req *req, struct http_resp *resp, int *v)
  */
 static int
 api_series_limits(struct http_req *req, struct http_resp *resp,
-    size_t upload_len)
+    const struct auth_who *who, size_t upload_len)
 {
 	struct buf why = BUF_INIT(1024);
 	char ra[32];
 	long retry;
-	int rc = limits_submit(req->db, req->peer, upload_len, &why, &retry);
+	int rc = limits_submit(req->db, auth_limits_key(req, who), upload_len,
+	    &why, &retry);
 
 	if (rc == 1) {
 		http_reply_error(resp, 429, "%s", why.data);
@@ -173,42 +204,86 @@ api_series_limits(struct http_req *req, struct http_resp *resp,
 	return rc == 0 ? 0 : -1;
 }
 
+/* Fields a JSON submission may carry; anything else is a 400. */
+static const char *const api_series_fields[] = {
+	"url", "version", "base", "matrix", "boots", "priority", NULL
+};
+
+static int
+api_series_unknown_field(json_t *j, struct http_resp *resp)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(j, k, v) {
+		for (i = 0; api_series_fields[i]; i++)
+			if (!strcmp(k, api_series_fields[i]))
+				break;
+		if (!api_series_fields[i]) {
+			http_reply_error(resp, 400, "unknown field \"%.64s\" "
+			    "(known: url, version, base, matrix, boots, "
+			    "priority)", k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Owner and priority of a stored submission; 500 on a store error. */
+static int
+api_series_accepted(struct http_req *req, struct http_resp *resp,
+    long long id, const struct auth_who *who, int prio)
+{
+	if (db_series_set_owner(req->db, id, who->name) < 0 ||
+	    db_sched_set_priority(req->db, id, prio) < 0) {
+		http_reply_error(resp, 500, "the submission's owner and "
+		    "priority could not be stored");
+		return -1;
+	}
+	return api_series_created(resp, id);
+}
+
 static int
 api_series_post(struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT(4096);
 	const char *url = NULL, *base = NULL, *matrix = NULL;
-	int boots = 0;
+	struct auth_who who;
+	int boots = 0, prio = SCHED_PRIO_INTERACTIVE;
 	long long id, version = 0;
 	size_t max = config_int(&app.cfg, "daemon", NULL, "max_body");
 	json_t *j = NULL;
 	int v;
 
-	if (!req->db)
-		return http_reply_error(resp, 503, "store not available");
+	if (api_store_writable(req, resp) < 0)
+		return 0;
+	if (auth_identify(req, 0, &who, resp) < 0)
+		return 0;
 	if (http_content_type_is(req, "application/mbox")) {
 		if (api_query_version(req, resp, &v) < 0)
 			goto out;
 		base = http_query(req, "base");
 		if (sched_request_boots(http_query(req, "boots"), &boots,
-		    &err) < 0) {
+		    &err) < 0 || auth_priority_text(&who, http_query(req,
+		    "priority"), &prio, &err) < 0) {
 			http_reply_error(resp, 400, "%s", err.data);
 			goto out;
 		}
-		if (api_series_limits(req, resp, req->body.len) < 0)
+		if (api_series_limits(req, resp, &who, req->body.len) < 0)
 			goto out;
 		if (intake_submit_mbox(req->db, req->body.data, req->body.len,
 		    v, base && *base ? base : NULL, &id, &err) < 0) {
 			http_reply_error(resp, 400, "%s", err.data);
 			goto out;
 		}
-		limits_submitted(req->db, req->peer, id);
+		limits_submitted(req->db, auth_limits_key(req, &who), id);
 		if (sched_request_store(req->db, id, NULL, boots) < 0) {
 			http_reply_error(resp, 500, "the submission's boots "
 			    "could not be stored");
 			goto out;
 		}
-		api_series_created(resp, id);
+		api_series_accepted(req, resp, id, &who, prio);
 		goto out;
 	}
 	if (req->body.len > max) {
@@ -218,6 +293,13 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 	}
 	if (!(j = http_json_body(req, resp)))
 		goto out;
+	if (api_series_unknown_field(j, resp) < 0)
+		goto out;
+	if (auth_priority(&who, json_object_get(j, "priority"), &prio,
+	    &err) < 0) {
+		http_reply_error(resp, 400, "%s", err.data);
+		goto out;
+	}
 	if (http_json_str(j, "url", 1, &url, resp) < 0 ||
 	    http_json_int(j, "version", 0, &version, resp) < 0 ||
 	    http_json_str(j, "base", 0, &base, resp) < 0)
@@ -232,20 +314,20 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		    "1 and 1000");
 		goto out;
 	}
-	if (api_series_limits(req, resp, 0) < 0)
+	if (api_series_limits(req, resp, &who, 0) < 0)
 		goto out;
 	if (intake_submit_url(req->db, url, (int)version,
 	    base && *base ? base : NULL, &id, &err) < 0) {
 		http_reply_error(resp, 400, "%s", err.data);
 		goto out;
 	}
-	limits_submitted(req->db, req->peer, id);
+	limits_submitted(req->db, auth_limits_key(req, &who), id);
 	if (sched_request_store(req->db, id, matrix, boots) < 0) {
 		http_reply_error(resp, 500, "the submission's matrix and boots "
 		    "could not be stored");
 		goto out;
 	}
-	api_series_created(resp, id);
+	api_series_accepted(req, resp, id, &who, prio);
 out:
 	json_decref(j);
 	buf_release(&err);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "daemon/agent.h"
+#include "daemon/auth.h"
 #include "daemon/config.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -30,6 +31,17 @@ check_positive(const char *v, struct buf *err)
 {
 	if (strtoll(v, NULL, 10) < 1)
 		return buf_addf(err, "%s must be at least 1", v), -1;
+	return 0;
+}
+
+/* Attempt numbers are ints in the store and bounded in lib/proto.h. */
+static int
+check_attempts(const char *v, struct buf *err)
+{
+	long long n = strtoll(v, NULL, 10);
+
+	if (n < 1 || n > 100)
+		return buf_addf(err, "max_attempts %s is not in 1..100", v), -1;
 	return 0;
 }
 
@@ -119,7 +131,24 @@ const struct config_key config_keys[] = {
 	/* Seconds a lease lasts without a heartbeat. */
 	{ "agents", "lease", CONFIG_INT, "600", check_positive, 0 },
 	/* Expired leases before a job fails instead of going back to the queue. */
-	{ "agents", "max_attempts", CONFIG_INT, "3", check_positive, 0 },
+	{ "agents", "max_attempts", CONFIG_INT, "3", check_attempts, 0 },
+
+	/* ---- [auth], [submitter "NAME"] (auth.c; README "Security") ---- */
+	/* sha256sum of the admin token, needed for POST /api/v1/kernels and
+	   /api/v1/jobs and for managing others' series.  Unset: loopback
+	   requests are admin and nothing else is. */
+	{ "auth", "admin_token_sha256", CONFIG_STR, NULL,
+	    agent_check_token_sha256, 0 },
+	/* DNS names this server answers to besides addresses and localhost
+	   (a Host not listed is refused: DNS rebinding). */
+	{ "auth", "host", CONFIG_LIST, NULL, auth_check_host, 0 },
+	/* Loopback clients submit without a token (off behind a reverse
+	   proxy on this host that does not send X-Forwarded-For). */
+	{ "auth", "trust_loopback", CONFIG_BOOL, "true", NULL, 0 },
+	/* sha256sum of a submitter's token: needed to submit from anything
+	   but loopback.  "local" and "admin" are reserved names. */
+	{ "submitter", "token_sha256", CONFIG_STR, NULL,
+	    agent_check_token_sha256, 1 },
 
 	/* ---- [sched] (scheduler) ---- */
 	/* Boots per side for a comparison's first look, extra boots per side

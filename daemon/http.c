@@ -519,6 +519,8 @@ http_route_dispatch(const struct route *const *tables, struct http_req *r,
 		http_error_for(r, rt, resp, 413, msg.data);
 		goto out;
 	}
+	if (!tables && http_route_guard && http_route_guard(r, rt, resp) < 0)
+		goto out;
 	rc = rt->handler(r, resp);
 	if (resp->status == 0) {
 		if (rc < 0)

@@ -87,8 +87,13 @@ struct route {
 	size_t	 max_body;		/* 0: [daemon] max_body */
 };
 
-/* Route flags. */
+/* Route flags.  POSTs are checked by the guard (daemon/auth.h) before
+   the handler: by default they need a JSON or mbox body and a submitter. */
 #define ROUTE_HTML	0x1	/* errors as an HTML page, not JSON */
+#define ROUTE_ADMIN	0x2	/* POST needs the admin */
+#define ROUTE_AGENT	0x4	/* POST: the handler checks an agent token */
+#define ROUTE_FORM	0x8	/* POST: a web form with a CSRF token */
+#define ROUTE_BINARY	0x10	/* POST: application/octet-stream too */
 
 /* ---- requests and responses ------------------------------------------ */
 
@@ -157,6 +162,12 @@ int	 http_json_int(json_t *obj, const char *field, int required,
 
 /* NULL-terminated list of every area's route table (daemon/routes.c). */
 extern const struct route *const http_route_tables[];
+/*
+ * Runs before every handler of http_route_tables (not of tables a test
+ * passes): 0 to go on, or -1 with resp filled (routes.c: auth_guard).
+ */
+extern int (*const http_route_guard)(struct http_req *, const struct route *,
+	    struct http_resp *);
 
 /*
  * Finds the route for (method, path), fills req->params.  Returns the

@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "daemon/auth.h"
 #include "daemon/report.h"
 #include "daemon/routes.h"
 #include "daemon/sched.h"
@@ -17,12 +18,17 @@ const struct route *const http_route_tables[] = {
 	api_build_routes,
 	ui_build_routes,
 	api_comparison_routes,
+	api_manage_routes,
 	NULL
 };
+
+int (*const http_route_guard)(struct http_req *, const struct route *,
+    struct http_resp *) = auth_guard;
 
 const struct series_section series_sections[] = {
 	{ "result", api_comparison_series_json, ui_result_series_html },
 	{ "builds", stage_build_series_json, stage_build_series_html },
 	{ "schedule", sched_series_json, sched_series_html },
+	{ "manage", manage_series_json, manage_series_html },
 	{ NULL, NULL, NULL }
 };

@@ -20,6 +20,7 @@ extern const struct route api_build_routes[];	/* api_build.c */
 extern const struct route ui_build_routes[];	/* ui_build.c */
 extern const struct route api_agent_routes[];
 extern const struct route ui_agent_routes[];
+extern const struct route api_manage_routes[];	/* api_manage.c */
 
 /*
  * A series section: an area's part of the series page and series JSON
@@ -34,5 +35,9 @@ struct series_section {
 };
 
 extern const struct series_section series_sections[];
+
+/* The "manage" section (api_manage.c): owner, cancel and re-run. */
+int	manage_series_json(struct db *, long long series_id, json_t *obj);
+void	manage_series_html(struct db *, long long series_id, struct buf *out);
 
 #endif

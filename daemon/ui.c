@@ -17,7 +17,9 @@
 #include <time.h>
 
 #include "daemon/app.h"
+#include "daemon/auth.h"
 #include "daemon/db.h"
+#include "daemon/db_auth.h"
 #include "daemon/html.h"
 #include "daemon/intake.h"
 #include "daemon/limits.h"
@@ -58,8 +60,14 @@ ui_state(struct buf *b, const char *state)
 static void
 ui_submit_form(struct buf *b)
 {
+	char csrf[65];
+
+	auth_csrf_token(csrf);
 	buf_addstr(b, "<form class=\"submit\" method=\"post\" "
-	    "action=\"/submit\">\n"
+	    "action=\"/submit\">\n<input type=\"hidden\" name=\"csrf\" "
+	    "value=\"");
+	html_attr(b, csrf);
+	buf_addstr(b, "\">\n"
 	    "<label>lore URL of any message of the series<br>"
 	    "<input type=\"url\" name=\"url\" required "
 	    "placeholder=\"https://lore.kernel.org/linux-mm/...\"></label>\n"
@@ -67,7 +75,9 @@ ui_submit_form(struct buf *b)
 	    "<input type=\"number\" name=\"version\" min=\"1\" max=\"1000\">"
 	    "</label>\n<label>base (optional)<br>"
 	    "<input type=\"text\" name=\"base\" placeholder=\"v6.12 or a "
-	    "commit\"></label></div>\n"
+	    "commit\"></label>\n<label>submitter token (from other "
+	    "hosts)<br><input type=\"password\" name=\"token\" "
+	    "autocomplete=\"off\"></label></div>\n"
 	    "<button type=\"submit\">Submit</button>\n</form>\n");
 }
 
@@ -122,6 +132,7 @@ static int
 ui_submit(struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT(4096);
+	struct auth_who who;
 	char *url, *ver, *base, loc[64];
 	long long id;
 	long v = 0, retry;
@@ -148,7 +159,19 @@ ui_submit(struct http_req *req, struct http_resp *resp)
 		html_error_page(resp, 503, "store not available");
 		goto out;
 	}
-	if (limits_submit(req->db, req->peer, 0, &err, &retry) != 0) {
+	if (db_store_writable(req->db, app.data_dir, &err) < 0) {
+		struct buf m = BUF_INIT(0);
+
+		buf_addf(&m, "store cannot take writes: %s", err.data);
+		html_error_page(resp, 503, m.data);
+		buf_release(&m);
+		goto out;
+	}
+	/* the guard let it through: a submitter, local or the admin */
+	if (auth_identify(req, 1, &who, resp) < 0)
+		goto out;
+	if (limits_submit(req->db, auth_limits_key(req, &who), 0, &err,
+	    &retry) != 0) {
 		html_error_page(resp, err.len ? 429 : 500, err.len ? err.data :
 		    "the submission limits could not be read from the store");
 		goto out;
@@ -158,7 +181,12 @@ ui_submit(struct http_req *req, struct http_resp *resp)
 		html_error_page(resp, 400, err.data);
 		goto out;
 	}
-	limits_submitted(req->db, req->peer, id);
+	limits_submitted(req->db, auth_limits_key(req, &who), id);
+	if (db_series_set_owner(req->db, id, who.name) < 0) {
+		html_error_page(resp, 500, "the submission's owner could not "
+		    "be stored");
+		goto out;
+	}
 	snprintf(loc, sizeof(loc), "/series/%lld", id);
 	http_redirect(resp, loc);
 out:
@@ -376,7 +404,7 @@ ui_static(struct http_req *req, struct http_resp *resp)
 
 const struct route ui_routes[] = {
 	{ "GET", "/", ui_index, ROUTE_HTML, 0 },
-	{ "POST", "/submit", ui_submit, ROUTE_HTML, 0 },
+	{ "POST", "/submit", ui_submit, ROUTE_HTML | ROUTE_FORM, 0 },
 	{ "GET", "/series/{id}", ui_series, ROUTE_HTML, 0 },
 	{ "GET", "/static/{file}", ui_static, ROUTE_HTML, 0 },
 	{ NULL, NULL, NULL, 0, 0 }

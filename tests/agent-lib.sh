@@ -15,8 +15,9 @@
 #   ka_wait_job ID STATE... [--secs N]   polls /api/v1/jobs/ID until its state
 #                             is one of STATE (default 60 s)
 #   ka_wait_log NAME REGEX [SECONDS]   until the agent's log matches
-#   api_post PATH BODY [NAME] POST JSON (as agent NAME when given); body to
-#                             $T/r.json, prints the status
+#   api_post PATH BODY [NAME] POST JSON (as agent NAME when given, else
+#                             with no token on agent routes and the admin's
+#                             elsewhere); body to $T/r.json, prints the status
 #
 # Agents started here are stopped at exit.
 KA_AGENTS=
@@ -110,7 +111,13 @@ api_post() {
 		    -H 'Content-Type: application/json' --data-binary "$2" \
 		    "$KD_URL$1"
 	else
+		# the admin's token where the admin is needed, none elsewhere
+		case $1 in
+		/api/v1/agents/*|*/heartbeat|*/results) _ap_auth= ;;
+		*) _ap_auth="Authorization: Bearer $KD_ADMIN_TOKEN" ;;
+		esac
 		curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
+		    ${_ap_auth:+-H "$_ap_auth"} \
 		    -H 'Content-Type: application/json' --data-binary "$2" \
 		    "$KD_URL$1"
 	fi

@@ -15,11 +15,17 @@
 #                             true: fetched before the build stages exist,
 #                             done, failed)
 #   jfield JSON_FILE EXPR     prints a jq expression's raw value
+#   kd_admin_curl ARGS...     curl with the admin token ($KD_ADMIN_TOKEN,
+#                             whose sha256 kd_config puts in [auth])
+#   kd_kernel_post FILE [NOTE]  uploads a bzImage as the admin; the JSON
+#                             answer on stdout
+#   kd_csrf                   the CSRF token of the front page's form
 #
 # The daemon is stopped at exit.
 KD_PID=
 KD_URL=
 KD_PORT=
+KD_ADMIN_TOKEN=kd-admin-token-not-secret
 
 kd_config() {
 	KD_PORT=$(free_port)
@@ -29,6 +35,8 @@ kd_config() {
 		    "$KD_PORT" "$T/var"
 		printf 'workers = 2\nthreads = 2\npoll = 1\n'
 		[ $# -gt 0 ] && printf "$1\n"
+		printf '[auth]\nadmin_token_sha256 = %s\n' \
+		    "$(printf %s "$KD_ADMIN_TOKEN" | sha256sum | cut -d' ' -f1)"
 	} >"$T/kperfcid.conf"
 	KD_URL="http://127.0.0.1:$KD_PORT"
 }
@@ -84,4 +92,18 @@ kd_wait_rest() {
 
 jfield() {
 	jq -r "$2" "$1"
+}
+
+kd_admin_curl() {
+	curl -H "Authorization: Bearer $KD_ADMIN_TOKEN" "$@"
+}
+
+kd_kernel_post() {
+	kd_admin_curl -s -H 'Content-Type: application/octet-stream' \
+	    --data-binary @"$1" "$KD_URL/api/v1/kernels${2:+?note=$2}"
+}
+
+kd_csrf() {
+	curl -s "$KD_URL/" | sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' |
+	    head -1
 }

@@ -25,7 +25,7 @@ echo "== qemu guest (2 sockets x 2 cores, 2 NUMA nodes)"
 BZ=$(kernel_ref_bzimage) || { echo "no reference kernel"; exit 1; }
 kd_config "[agents]\nlease = 120\n$(ka_section bench)"
 kd_start || exit 1
-KID=$(curl -s --data-binary @"$BZ" "$KD_URL/api/v1/kernels" | jq -r .id)
+KID=$(kd_kernel_post "$BZ" | jq -r .id)
 api_post /api/v1/jobs "$(jq -n --rawfile m "$MATRIX" --argjson k "$KID" \
     '{kernel: $k, matrix: $m}')" >/dev/null
 JOB=$(jq -r .id "$T/r.json")

@@ -126,6 +126,7 @@ is "$(curl -s "$KD_URL/api/v1/series/$CLI_ID" | jq .final)" true \
 curl -s -o /dev/null -w '%{http_code} %{redirect_url}' \
     --data-urlencode "url=${PI_URL}test/basic-v1-3@example.org/" \
     --data-urlencode "version=" --data-urlencode "base=" \
+    --data-urlencode "csrf=$(kd_csrf)" \
     "$KD_URL/submit" >"$T/form.out"
 like "^303 $KD_URL/series/[0-9]+$" "$T/form.out" \
     "form post redirects to the new series' page"

@@ -37,11 +37,16 @@ is "$(jq -r '.agents[] | select(.name=="a1") | "\(.sockets) \(.nodes) \(.cpus) \
 
 # ---- kernels and jobs ----------------------------------------------------
 printf 'not a kernel' >"$T/junk"
-is "$(curl -s -o "$T/r.json" -w '%{http_code}' --data-binary @"$T/junk" \
+is "$(kd_admin_curl -s -o "$T/r.json" -w '%{http_code}' --data-binary @"$T/junk" \
+    -H 'Content-Type: application/octet-stream' \
     "$KD_URL/api/v1/kernels")" 400 "a non-bzImage is refused"
 like "not a bzImage" "$T/r.json" "and says so"
 ka_fake_bzimage "$T/bz"
-is "$(curl -s -o "$T/k.json" -w '%{http_code}' --data-binary @"$T/bz" \
+is "$(curl -s -o "$T/r.json" -w '%{http_code}' --data-binary @"$T/bz" \
+    -H 'Content-Type: application/octet-stream' \
+    "$KD_URL/api/v1/kernels?note=fake")" 403 "a kernel without the admin token: 403"
+is "$(kd_admin_curl -s -o "$T/k.json" -w '%{http_code}' --data-binary @"$T/bz" \
+    -H 'Content-Type: application/octet-stream' \
     "$KD_URL/api/v1/kernels?note=fake")" 201 "kernel stored"
 KID=$(jq -r .id "$T/k.json")
 is "$(jq -r .sha256 "$T/k.json")" "$(sha256sum <"$T/bz" | cut -d' ' -f1)" \

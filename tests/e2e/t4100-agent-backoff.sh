@@ -39,7 +39,7 @@ is "$(curl -s "$KD_URL/api/v1/agents" | jq -r '.agents[0] | "\(.sockets) \(.node
 
 # ---- a corrupt kernel --------------------------------------------------------
 ka_fake_bzimage "$T/bz"
-curl -s --data-binary @"$T/bz" "$KD_URL/api/v1/kernels" >"$T/k.json"
+kd_kernel_post "$T/bz" >"$T/k.json"
 KID=$(jq -r .id "$T/k.json")
 SHA=$(jq -r .sha256 "$T/k.json")
 # Flip a byte of the stored artifact: what the agent downloads no longer
@@ -57,7 +57,7 @@ ok "nothing was booted" sh -c "! grep -q booting '$T/q1.log'"
 # ---- a truncated kernel ------------------------------------------------------
 ka_fake_bzimage "$T/bz2"
 printf 'different' >>"$T/bz2"
-curl -s --data-binary @"$T/bz2" "$KD_URL/api/v1/kernels" >"$T/k2.json"
+kd_kernel_post "$T/bz2" >"$T/k2.json"
 K2=$(jq -r .id "$T/k2.json")
 SHA2=$(jq -r .sha256 "$T/k2.json")
 truncate -s 1000 "$T/var/kernels/$SHA2.bzImage"

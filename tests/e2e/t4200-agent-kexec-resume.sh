@@ -19,7 +19,7 @@ grep -q 'kperfci.job=' /proc/cmdline && skip_all "running inside a job kernel"
 kd_config "[agents]\nlease = 60\nmax_attempts = 2\n$(ka_section k1)"
 ok "daemon starts" kd_start
 ka_fake_bzimage "$T/bz"
-KID=$(curl -s --data-binary @"$T/bz" "$KD_URL/api/v1/kernels" | jq -r .id)
+KID=$(kd_kernel_post "$T/bz" | jq -r .id)
 ka_config k1 "backend = kexec\nkeep = 3\n[kexec]\nbinary = /bin/false\nexec = /bin/false\nreboot = /bin/false\nappend = root=/dev/sda1 ro"
 mkdir -p "$T/k1.state"
 

@@ -30,7 +30,7 @@ kd_config "[agents]\nlease = 15\n$(ka_section q1 q2)"
 ok "daemon starts" kd_start
 
 upload_kernel() {	# upload_kernel FILE -> prints the kernel id
-	curl -s --data-binary @"$1" "$KD_URL/api/v1/kernels?note=$2" | jq -r .id
+	kd_kernel_post "$1" "$2" | jq -r .id
 }
 KID=$(upload_kernel "$BZ" reference)
 ok "reference kernel uploaded" test "$KID" -ge 1

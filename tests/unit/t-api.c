@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "daemon/app.h"
+#include "daemon/auth.h"
 #include "daemon/db.h"
 #include "daemon/http.h"
 #include "daemon/limits.h"
@@ -54,7 +55,9 @@ call(const char *method, const char *path, const char *ctype,
 	if (body)
 		buf_add(&r.body, body, len);
 	r.db = app_db();
-	r.peer = call_peer;
+	/* trusted loopback submitters (daemon/auth.h), told apart by
+	   address for the limits */
+	r.peer = call_peer ? call_peer : "127.0.0.1";
 	http_resp_init(&resp);
 	http_route_dispatch(NULL, &r, &resp);
 	out.status = resp.status;
@@ -202,7 +205,7 @@ test_rate_limit(void)
 	int i, accepted = 0;
 
 	limits_reset();
-	call_peer = "192.0.2.7";
+	call_peer = "127.0.0.7";
 	for (i = 0; i < 25; i++) {
 		r = post_json(body);
 		if (r.status == 202)
@@ -210,7 +213,7 @@ test_rate_limit(void)
 		else if (r.status == 429) {
 			ok(strstr(r.body, "rate limit") &&
 			    strstr(r.body, "submit_burst") &&
-			    strstr(r.body, "192.0.2.7"), "429 names the limit "
+			    strstr(r.body, "127.0.0.7"), "429 names the limit "
 			    "and the submitter (%s)", r.body);
 			res_free(&r);
 			break;
@@ -218,13 +221,13 @@ test_rate_limit(void)
 		res_free(&r);
 	}
 	is_int(accepted, 20, "the burst (20) is accepted, then 429");
-	call_peer = "192.0.2.8";
+	call_peer = "127.0.0.8";
 	r = post_json(body);
 	is_int(r.status, 202, "another submitter is not limited");
 	res_free(&r);
 	call_peer = NULL;
 	r = post_json(body);
-	is_int(r.status, 202, "nor an in-process call");
+	is_int(r.status, 202, "nor a third");
 	res_free(&r);
 }
 
@@ -237,7 +240,7 @@ test_quota(void)
 	int i;
 
 	limits_reset();
-	call_peer = "192.0.2.9";
+	call_peer = "127.0.0.9";
 	buf_addstr(&m, "From: a@example.org\nSubject: [PATCH] q\n\n");
 	while (m.len < 600)
 		buf_addstr(&m, "padding padding padding padding\n");
@@ -402,6 +405,7 @@ test_ui(void)
 	const char *form = "url=http%3A%2F%2F127.0.0.1%3A9%2Flinux-mm%2F"
 	    "x%40y%2F&version=&base=";
 	const char *bad = "url=https%3A%2F%2Fevil%2Fl%2F%3Cb%3E%40y%2F";
+	char csrf[65], *formbuf = NULL, *badbuf = NULL;
 
 	r = call("GET", "/", NULL, NULL, 0);
 	is_int(r.status, 200, "front page");
@@ -410,6 +414,13 @@ test_ui(void)
 	ok(strstr(r.body, "<form") && strstr(r.body, "name=\"url\"") &&
 	    strstr(r.body, "viewport"), "front page has the form, viewport");
 	res_free(&r);
+	r = call("POST", "/submit", "application/x-www-form-urlencoded", form,
+	    strlen(form));
+	is_int(r.status, 403, "form without the CSRF token refused");
+	res_free(&r);
+	auth_csrf_token(csrf);
+	form = formbuf = xasprintf("%s&csrf=%s", form, csrf);
+	bad = badbuf = xasprintf("%s&csrf=%s", bad, csrf);
 	r = call("POST", "/submit", "application/x-www-form-urlencoded", form,
 	    strlen(form));
 	if (r.status != 303)
@@ -438,6 +449,8 @@ test_ui(void)
 	r = call("GET", "/static/..%2Fetc", NULL, NULL, 0);
 	is_int(r.status, 404, "no path tricks in static files");
 	res_free(&r);
+	free(formbuf);
+	free(badbuf);
 }
 
 int
