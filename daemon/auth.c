@@ -135,6 +135,8 @@ out:
 const char *
 auth_limits_key(const struct http_req *r, const struct auth_who *who)
 {
+	if (who->role == AUTH_ADMIN)
+		return NULL;		/* the operator is not limited */
 	return who->role == AUTH_SUBMITTER ? who->name : r->peer;
 }
 

@@ -67,7 +67,7 @@ int	 auth_identify(const struct http_req *, int form, struct auth_who *,
 int	 auth_trusted_loopback(const struct http_req *);
 
 /* Whom the submission limits (limits.h) count: a submitter by name,
-   anyone else by address. */
+   the admin not at all (NULL), anyone else by address. */
 const char *auth_limits_key(const struct http_req *,
 	    const struct auth_who *);
 
