@@ -59,6 +59,21 @@ report_profiles_free(struct report_profile *p, size_t n)
 	free(p);
 }
 
+static void
+report_contention_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nlocks; i++) {
+		free(r->locks[i].run);
+		free(r->locks[i].lock);
+	}
+	free(r->locks);
+	r->locks = NULL;
+	r->nlocks = 0;
+	stats_result_release(&r->contention);
+}
+
 void
 report_release(struct report *r)
 {
@@ -95,6 +110,7 @@ report_release(struct report *r)
 	free(r->jobs);
 	if (r->have_result)
 		stats_result_release(&r->result);
+	report_contention_free(r);
 	report_profiles_free(r->profiles, r->nprofiles);
 	report_init(r);
 }
@@ -294,6 +310,162 @@ report_set_profiles(struct report *r, const json_t *base,
 	return 0;
 }
 
+/* ---- lock contention: its rows out of the main table, per lock -------- */
+
+static const char *const report_wait_metrics[REPORT_WAIT_METRICS] = {
+	"wait_share", "wait_total", "wait_count", "wait_max",
+};
+
+/* Where "lock=" starts in params (first pair or after a comma), or NULL. */
+static const char *
+report_lock_param(const char *params)
+{
+	const char *p = params;
+
+	while (p && *p) {
+		if (!strncmp(p, "lock=", 5))
+			return p;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+int
+report_row_is_contention(const struct stats_row *row)
+{
+	return row->workload && !strcmp(row->workload, "lock-profile") &&
+	    row->params && report_lock_param(row->params) != NULL;
+}
+
+/* The larger of a row's two means, for ordering (0 when absent). */
+static double
+report_row_size(const struct stats_row *row)
+{
+	double a = row && row->base.present && isfinite(row->base.mean) ?
+	    row->base.mean : 0;
+	double b = row && row->test.present && isfinite(row->test.mean) ?
+	    row->test.mean : 0;
+
+	return a > b ? a : b;
+}
+
+static int
+report_cmp_lockrow(const void *a, const void *b)
+{
+	const struct report_lockrow *x = a, *y = b;
+	double sx, sy;
+	int c;
+
+	if ((c = strcmp(x->run, y->run)))
+		return c;
+	if ((c = !strcmp(y->lock, "(all)") - !strcmp(x->lock, "(all)")))
+		return c;
+	sx = report_row_size(x->m[REPORT_WAIT_SHARE]);
+	sy = report_row_size(y->m[REPORT_WAIT_SHARE]);
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return strcmp(x->lock, y->lock);
+}
+
+/* Groups r->contention's rows by (run, lock). */
+static void
+report_group_locks(struct report *r)
+{
+	size_t i, k;
+	int m;
+
+	for (i = 0; i < r->contention.n; i++) {
+		const struct stats_row *row = &r->contention.rows[i];
+		const char *lp = report_lock_param(row->params);
+		size_t vlen = strcspn(lp + 5, ",");
+		char *lock = xstrndup(lp + 5, vlen);
+		struct buf run = BUF_INIT(0);
+
+		/* the params without lock=VALUE */
+		buf_add(&run, row->params, lp - row->params);
+		if (lp[5 + vlen] == ',')
+			buf_addstr(&run, lp + 5 + vlen + 1);
+		else if (run.len && run.data[run.len - 1] == ',')
+			run.data[--run.len] = '\0';
+		if (!run.data)
+			buf_addstr(&run, "");
+		for (k = 0; k < r->nlocks; k++)
+			if (!strcmp(r->locks[k].run, run.data) &&
+			    !strcmp(r->locks[k].lock, lock))
+				break;
+		if (k == r->nlocks) {
+			r->locks = xrealloc(r->locks, (r->nlocks + 1) *
+			    sizeof(*r->locks));
+			memset(&r->locks[k], 0, sizeof(*r->locks));
+			r->locks[k].run = buf_detach(&run, NULL);
+			r->locks[k].lock = lock;
+			r->nlocks++;
+		} else {
+			free(lock);
+		}
+		buf_release(&run);
+		for (m = 0; m < REPORT_WAIT_METRICS; m++)
+			if (!strcmp(row->metric, report_wait_metrics[m]))
+				r->locks[k].m[m] = row;
+	}
+	if (r->nlocks > 1)
+		qsort(r->locks, r->nlocks, sizeof(*r->locks),
+		    report_cmp_lockrow);
+}
+
+/* Moves the contention rows of r->result into r->contention. */
+static void
+report_split_contention(struct report *r)
+{
+	struct stats_result *res = &r->result, *c = &r->contention;
+	size_t i, n = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = res->opts;
+	for (i = 0; i < res->n; i++)
+		c->n += report_row_is_contention(&res->rows[i]);
+	if (c->n == 0)
+		return;
+	c->rows = xcalloc(c->n, sizeof(*c->rows));
+	c->n = 0;
+	memset(res->count, 0, sizeof(res->count));
+	for (i = 0; i < res->n; i++) {
+		struct stats_row *row = &res->rows[i];
+
+		if (report_row_is_contention(row)) {
+			c->rows[c->n++] = *row;
+			c->count[row->verdict]++;
+		} else {
+			res->rows[n++] = *row;
+			res->count[row->verdict]++;
+		}
+	}
+	res->n = n;
+	report_group_locks(r);
+}
+
+/* r->result and r->contention as one result (rows shallow-copied: free
+   only all->rows). */
+static void
+report_merge_contention(const struct report *r, struct stats_result *all)
+{
+	size_t i;
+	int v;
+
+	*all = r->result;
+	all->rows = xcalloc(r->result.n + r->contention.n + 1,
+	    sizeof(*all->rows));
+	for (i = 0; i < r->result.n; i++)
+		all->rows[i] = r->result.rows[i];
+	for (i = 0; i < r->contention.n; i++)
+		all->rows[r->result.n + i] = r->contention.rows[i];
+	all->n = r->result.n + r->contention.n;
+	for (v = 0; v <= STATS_INVALID; v++)
+		all->count[v] += r->contention.count[v];
+}
+
 int
 report_compute(struct report *r, const char *bdata, size_t blen,
     const char *tdata, size_t tlen, const struct stats_opts *opts,
@@ -309,6 +481,7 @@ report_compute(struct report *r, const char *bdata, size_t blen,
 		stats_result_release(&r->result);
 		r->have_result = 0;
 	}
+	report_contention_free(r);
 	if (blen > REPORT_MAX_JSONL || tlen > REPORT_MAX_JSONL) {
 		buf_addstr(err, "samples of one side exceed 64 MiB");
 		goto out;
@@ -323,6 +496,7 @@ report_compute(struct report *r, const char *bdata, size_t blen,
 	}
 	stats_compare(&base, &test, opts, &r->result);
 	r->have_result = 1;
+	report_split_contention(r);
 	rc = 0;
 out:
 	stats_set_release(&base);
@@ -597,6 +771,58 @@ report_table_text(const struct stats_result *res, struct buf *b)
 	    res->opts.looks, res->opts.looks == 1 ? "" : "s");
 }
 
+static const char *const report_wait_labels[REPORT_WAIT_METRICS] = {
+	"wait share", "wait total", "waits", "wait max",
+};
+
+/*
+ * The lock-contention table as text: per run, per lock, its four rows in
+ * the columns of the results table.
+ */
+static void
+report_contention_text(const struct report *r, struct buf *b)
+{
+	const char *run = NULL;
+	char s1[64], s2[64], chg[96];
+	size_t i;
+	int m;
+
+	for (i = 0; i < r->nlocks; i++) {
+		const struct report_lockrow *l = &r->locks[i];
+
+		if (!run || strcmp(run, l->run)) {
+			report_cleanf(b, "\nLock contention (%s)\n", l->run);
+			buf_addstr(b, "  lock:contention_begin/end; wait share = "
+			    "wait total / (tasks x wall)\n");
+			buf_addstr(b, "    base mean ±%stddev  %change [95% CI]"
+			    "              patched mean ±%stddev\n");
+			run = l->run;
+		}
+		buf_addstr(b, "  ");
+		report_clean(b, l->lock);
+		buf_addch(b, '\n');
+		for (m = 0; m < REPORT_WAIT_METRICS; m++) {
+			const struct stats_row *row = l->m[m];
+			const char *miss;
+
+			if (!row)
+				continue;
+			miss = report_row_missing(row);
+			report_fmt_side(s1, sizeof(s1), &row->base);
+			report_fmt_side(s2, sizeof(s2), &row->test);
+			report_fmt_change(chg, sizeof(chg), row);
+			report_pad(b, s1, 20, 1);
+			buf_addstr(b, "  ");
+			report_pad(b, chg, 29, 0);
+			buf_addstr(b, row->significant ? "*" : " ");
+			report_pad(b, s2, 18, 1);
+			report_cleanf(b, "  %s (%s)  %s\n", report_wait_labels[m],
+			    row->unit ? row->unit : "", miss ? miss :
+			    stats_verdict_name(row->verdict));
+		}
+	}
+}
+
 /* The commands that reproduce the result. */
 static void
 report_repro_lines(const struct report *r, const char *server,
@@ -738,6 +964,7 @@ report_text(const struct report *r, const char *server, struct buf *b)
 		buf_addstr(b, "\nResults\n\n");
 		report_table_text(&r->result, b);
 	}
+	report_contention_text(r, b);
 	for (i = 0; i < r->nprofiles; i++) {
 		const struct report_profile *p = &r->profiles[i];
 
@@ -999,6 +1226,49 @@ report_json_profiles(const struct report *r)
 	return report_profiles_json(r, REPORT_TOP_LOCKS, REPORT_TOP_CALLERS);
 }
 
+/* One row of the lock table: the figures of stats_result_to_json's rows. */
+static json_t *
+report_json_wait_row(const struct stats_row *row)
+{
+	json_t *side[2];
+	int s;
+
+	if (!row)
+		return json_null();
+	for (s = 0; s < 2; s++) {
+		const struct stats_side *d = s ? &row->test : &row->base;
+
+		side[s] = d->present ? json_pack("{s:I,s:o,s:o}", "boots",
+		    (json_int_t)d->nboots, "mean", report_jnum(d->mean),
+		    "pct_stddev", report_jnum(d->pct_stddev)) : json_null();
+	}
+	return json_pack("{s:s,s:s,s:o,s:[o,o],s:o,s:b,s:s,s:o,s:o}",
+	    "unit", row->unit ? row->unit : "", "verdict",
+	    stats_verdict_name(row->verdict), "pct_change",
+	    report_jnum(row->pct_change), "ci95", report_jnum(row->ci_lo),
+	    report_jnum(row->ci_hi), "p_value", report_jnum(row->p_value),
+	    "significant", row->significant, "reason", row->reason,
+	    "base", side[0], "patched", side[1]);
+}
+
+static json_t *
+report_json_contention(const struct report *r)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+	int m;
+
+	for (i = 0; i < r->nlocks; i++) {
+		o = json_pack("{s:s,s:s}", "run", r->locks[i].run, "lock",
+		    r->locks[i].lock);
+		for (m = 0; m < REPORT_WAIT_METRICS; m++)
+			json_object_set_new(o, report_wait_metrics[m],
+			    report_json_wait_row(r->locks[i].m[m]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 json_t *
 report_json(const struct report *r)
 {
@@ -1083,6 +1353,7 @@ report_json(const struct report *r)
 		json_object_set_new(o, "rows", json_array());
 	}
 	json_object_set_new(o, "charts", report_json_charts(r));
+	json_object_set_new(o, "lock_contention", report_json_contention(r));
 	json_object_set_new(o, "lock_profiles", report_json_profiles(r));
 	return o;
 }
@@ -1384,6 +1655,81 @@ report_html_share(struct buf *b, double v)
 	buf_addf(b, "<td class=\"num\">%s</td>", s);
 }
 
+/* One metric of one lock, in the columns of the results table. */
+static void
+report_html_wait_row(const struct stats_row *row, const char *label,
+    struct buf *b)
+{
+	const char *miss = report_row_missing(row);
+	char s1[64], s2[64], chg[96];
+
+	report_fmt_side(s1, sizeof(s1), &row->base);
+	report_fmt_side(s2, sizeof(s2), &row->test);
+	report_fmt_change(chg, sizeof(chg), row);
+	buf_addf(b, "<tr class=\"v-%s%s\"><td class=\"num\">",
+	    report_verdict_class(stats_verdict_name(row->verdict)),
+	    row->significant ? " sig" : "");
+	html_txt(b, s1);
+	buf_addstr(b, "</td><td class=\"num chg\">");
+	html_txt(b, chg);
+	if (row->significant)
+		buf_addstr(b, " <span class=\"mark\" title=\"significant\">*"
+		    "</span>");
+	buf_addstr(b, "</td><td class=\"num\">");
+	html_txt(b, s2);
+	buf_addstr(b, "</td><td class=\"metric\">");
+	html_txt(b, label);
+	buf_addstr(b, " <span class=\"unit\">(");
+	html_txt(b, row->unit ? row->unit : "");
+	buf_addstr(b, ")</span></td><td class=\"row-verdict\" title=\"");
+	html_attr(b, row->reason);
+	buf_addstr(b, "\">");
+	html_txt(b, miss ? miss : stats_verdict_name(row->verdict));
+	buf_addstr(b, "</td></tr>\n");
+}
+
+static void
+report_html_contention(const struct report *r, struct buf *b)
+{
+	const char *run = NULL;
+	size_t i;
+	int m;
+
+	if (!r->nlocks)
+		return;
+	buf_addstr(b, "<h3>Lock contention</h3>\n<p class=\"note\">From the "
+	    "lock:contention_begin/end tracepoints in the guest: per lock "
+	    "(static locks by symbol, the others by their first caller) the "
+	    "wait time, count and longest wait; wait share = wait total / "
+	    "(tasks &times; wall). Same statistics as the results above; "
+	    "these rows do not count towards the overall verdict.</p>\n");
+	for (i = 0; i < r->nlocks; i++) {
+		const struct report_lockrow *l = &r->locks[i];
+
+		if (!run || strcmp(run, l->run)) {
+			if (run)
+				buf_addstr(b, "</table>\n");
+			buf_addstr(b, "<table class=\"result contention\">\n"
+			    "<caption>");
+			html_txt(b, l->run);
+			buf_addstr(b, "</caption>\n<thead><tr><th>base<br>mean "
+			    "±%stddev</th><th>%change [95% CI]</th><th>patched"
+			    "<br>mean ±%stddev</th><th>metric</th><th>verdict"
+			    "</th></tr></thead>\n");
+			run = l->run;
+		}
+		buf_addstr(b, "<tbody><tr class=\"workload\"><th colspan=\"5\">");
+		html_txt(b, l->lock);
+		buf_addstr(b, "</th></tr>\n");
+		for (m = 0; m < REPORT_WAIT_METRICS; m++)
+			if (l->m[m])
+				report_html_wait_row(l->m[m],
+				    report_wait_labels[m], b);
+		buf_addstr(b, "</tbody>\n");
+	}
+	buf_addstr(b, "</table>\n");
+}
+
 static void
 report_html_profiles(const struct report *r, struct buf *b)
 {
@@ -1518,6 +1864,7 @@ report_html(const struct report *r, struct buf *b)
 		report_html_results(r, b);
 	else if (r->comparison_id)
 		buf_addstr(b, "<p class=\"note\">No samples yet.</p>\n");
+	report_html_contention(r, b);
 	report_html_profiles(r, b);
 	report_html_jobs(r, b);
 	if (r->matrix) {
@@ -1688,9 +2035,13 @@ out:
 static void
 report_to_text(const struct report *r, char **result, char **profiles)
 {
-	json_t *j = r->have_result ? stats_result_to_json(&r->result) :
-	    json_null();
+	struct stats_result all;
+	json_t *j;
 
+	/* stored whole: the lock contention rows with the others */
+	report_merge_contention(r, &all);
+	j = r->have_result ? stats_result_to_json(&all) : json_null();
+	free(all.rows);
 	*result = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
 	json_decref(j);
 	j = report_profiles_json(r, SIZE_MAX, SIZE_MAX);
@@ -1760,6 +2111,7 @@ report_from_text(struct report *r, long long cid, const char *result,
 			goto out;
 		}
 		r->have_result = 1;
+		report_split_contention(r);
 	}
 	report_profiles_from_json(r, jp);
 	rc = 0;
@@ -1776,6 +2128,7 @@ report_drop_result(struct report *r)
 	if (r->have_result)
 		stats_result_release(&r->result);
 	r->have_result = 0;
+	report_contention_free(r);
 	report_profiles_free(r->profiles, r->nprofiles);
 	r->profiles = NULL;
 	r->nprofiles = 0;

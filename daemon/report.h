@@ -79,6 +79,30 @@ struct report_profile {
 	size_t	 nlocks;
 };
 
+/*
+ * Lock contention: the contention pass of lock-profile uploads ordinary
+ * samples, one series per (lock, metric) with lock=NAME in the params
+ * (agents/load/lockstat.h).  report_compute compares them like every
+ * other metric, then moves their rows out of the main table into
+ * r->contention, so they are shown per lock and do not count towards the
+ * overall verdict (that stays about throughput and latency; the lock
+ * table explains it).  One report_lockrow per (run, lock).
+ */
+enum {
+	REPORT_WAIT_SHARE, REPORT_WAIT_TOTAL, REPORT_WAIT_COUNT,
+	REPORT_WAIT_MAX, REPORT_WAIT_METRICS
+};
+
+struct report_lockrow {
+	char	*run;			/* the run's params without lock= */
+	char	*lock;			/* the lock's name */
+	const struct stats_row *m[REPORT_WAIT_METRICS];	/* borrowed from
+					   r->contention; NULL absent */
+};
+
+/* 1 for a row of the contention pass (workload lock-profile, lock=). */
+int	report_row_is_contention(const struct stats_row *);
+
 struct report_side {
 	int	 planned, done, failed, running;
 };
@@ -115,6 +139,11 @@ struct report {
 	struct stats_result result;
 	struct report_profile *profiles;
 	size_t	 nprofiles;
+	/* lock contention (filled with result) */
+	struct stats_result contention;	/* its rows, same statistics */
+	struct report_lockrow *locks;	/* by run, "(all)" first, then by
+					   wait share, largest first */
+	size_t	 nlocks;
 };
 
 void	report_init(struct report *);

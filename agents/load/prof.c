@@ -20,8 +20,10 @@ prof_ent_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int
-prof_syms_parse(struct prof_syms *s, const char *text, size_t len)
+/* Keeps the symbols whose kallsyms type letter is in types. */
+static int
+prof_syms_parse_types(struct prof_syms *s, const char *text, size_t len,
+    const char *types)
 {
 	struct prof_ent *e = NULL;
 	int n = 0, cap = 0, nonzero = 0, i;
@@ -53,7 +55,7 @@ prof_syms_parse(struct prof_syms *s, const char *text, size_t len)
 		    q[2] != ' ')
 			goto next;
 		type = q[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		if (type == '\0' || !strchr(types, type))
 			goto next;
 		name = q + 3;
 		/* the text is not NUL-terminated: stay inside this line */
@@ -80,7 +82,8 @@ next:
 			free(e[i].name);
 		free(e);
 		return load_err(n ? "kallsyms shows only zero addresses (kernel.kptr_restrict? run as root)"
-		    : "kallsyms has no text symbols");
+		    : "kallsyms has no %s symbols",
+		    strchr(types, 'T') ? "text" : "data");
 	}
 	qsort(e, n, sizeof(*e), prof_ent_cmp);
 	s->addr = load_xmalloc(n * sizeof(*s->addr));
@@ -95,7 +98,19 @@ next:
 }
 
 int
-prof_syms_load(struct prof_syms *s, const char *path)
+prof_syms_parse(struct prof_syms *s, const char *text, size_t len)
+{
+	return prof_syms_parse_types(s, text, len, "tTwW");
+}
+
+int
+prof_syms_parse_data(struct prof_syms *s, const char *text, size_t len)
+{
+	return prof_syms_parse_types(s, text, len, "dDbBrRvV");
+}
+
+int
+prof_syms_load(struct prof_syms *s, struct prof_syms *data, const char *path)
 {
 	size_t len;
 	char *text;
@@ -105,6 +120,11 @@ prof_syms_load(struct prof_syms *s, const char *path)
 	if (!text)
 		return load_err("cannot read %s: %s", path, strerror(errno));
 	rc = prof_syms_parse(s, text, len);
+	if (rc == 0 && data && prof_syms_parse_data(data, text, len) < 0) {
+		/* without KALLSYMS_ALL: static locks go by their callers */
+		memset(data, 0, sizeof(*data));
+		load_clear_error();
+	}
 	free(text);
 	return rc;
 }
@@ -121,13 +141,14 @@ prof_syms_release(struct prof_syms *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const char *
-prof_syms_lookup(const struct prof_syms *s, unsigned long long addr)
+/* Index of the last symbol at or below addr, or -1. */
+static int
+prof_syms_index(const struct prof_syms *s, unsigned long long addr)
 {
 	int lo = 0, hi = s->n - 1, mid;
 
 	if (s->n == 0 || addr < s->addr[0])
-		return NULL;
+		return -1;
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
 		if (s->addr[mid] <= addr)
@@ -135,7 +156,38 @@ prof_syms_lookup(const struct prof_syms *s, unsigned long long addr)
 		else
 			hi = mid - 1;
 	}
-	return s->name[lo];
+	return lo;
+}
+
+const char *
+prof_syms_lookup(const struct prof_syms *s, unsigned long long addr)
+{
+	int i = prof_syms_index(s, addr);
+
+	return i < 0 ? NULL : s->name[i];
+}
+
+const char *
+prof_syms_lookup_off(const struct prof_syms *s, unsigned long long addr,
+    unsigned long long max_off, unsigned long long *off)
+{
+	int i = prof_syms_index(s, addr);
+
+	if (i < 0 || addr - s->addr[i] > max_off)
+		return NULL;
+	*off = addr - s->addr[i];
+	return s->name[i];
+}
+
+unsigned long long
+prof_syms_addr(const struct prof_syms *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->name[i], name) == 0)
+			return s->addr[i];
+	return 0;
 }
 
 static const char *const prof_lock_fns[] = {
@@ -156,18 +208,22 @@ static const char *const prof_lock_fns[] = {
 int
 prof_is_lock(const char *sym)
 {
+	size_t n;
 	int i;
 
 	if (!sym)
 		return 0;
+	/* compiler clones keep their origin's name: __mutex_lock.constprop.0 */
+	n = strcspn(sym, ".");
 	for (i = 0; prof_lock_fns[i]; i++)
-		if (strcmp(sym, prof_lock_fns[i]) == 0)
+		if (strncmp(sym, prof_lock_fns[i], n) == 0 &&
+		    prof_lock_fns[i][n] == '\0')
 			return 1;
 	return 0;
 }
 
 /* Lock wrappers are skipped when looking for the caller that matters. */
-static int
+int
 prof_is_wrapper(const char *sym)
 {
 	static const char *const pre[] = { "folio_lruvec_lock", "folio_lruvec_relock",
@@ -195,6 +251,9 @@ static const struct prof_guess prof_guesses[] = {
 	{ "shrink_active_list", "lru_lock?" }, { "shrink_inactive_list", "lru_lock?" },
 	{ "lru_note_cost", "lru_lock?" }, { "__folio_put", "lru_lock?" },
 	{ "list_lru", "list_lru lock?" },
+	{ "deferred_split", "split_queue_lock?" },
+	{ "__folio_unqueue_deferred_split", "split_queue_lock?" },
+	{ "folio_unqueue_deferred_split", "split_queue_lock?" },
 	{ "cgroup_rstat", "rstat lock?" }, { "css_rstat", "rstat lock?" },
 	{ "mem_cgroup_flush", "rstat lock?" }, { "__mem_cgroup_flush", "rstat lock?" },
 	{ "swap", "swap lock?" }, { "get_swap", "swap lock?" },
@@ -213,6 +272,8 @@ static const struct prof_guess prof_guesses[] = {
 	{ "zs_", "zsmalloc lock?" }, { "zram_", "zram lock?" },
 	{ "__pte_alloc", "page table lock?" }, { "do_anonymous_page", "page table lock?" },
 	{ "mmap_", "mmap_lock?" }, { "lock_mm", "mmap_lock?" },
+	{ "vm_mmap_pgoff", "mmap_lock?" }, { "vm_munmap", "mmap_lock?" },
+	{ "raw_spin_rq_lock", "rq lock?" }, { "_raw_spin_rq_lock", "rq lock?" },
 	{ NULL, NULL },
 };
 
@@ -247,12 +308,42 @@ prof_bump(struct prof_count **v, int *n, const char *sym, const char *lock)
 
 static const char prof_unknown[] = "[unknown]";
 
+/*
+ * The name of the lock a caller spins on: the guess from the caller
+ * ("lru_lock?"), else the caller itself, so that locks nobody named still
+ * get a row per caller rather than one row per spin function.
+ */
+static const char *
+prof_lock_name(const char *caller)
+{
+	const char *g = prof_guess_lock(caller);
+
+	return strcmp(g, "?") ? g : caller;
+}
+
+/* The first frame past ips[from] that is not a lock function or wrapper. */
+const char *
+prof_first_caller(const struct prof_syms *s, const unsigned long long *ips,
+    int n, int from)
+{
+	const char *leaf = from < n ? prof_syms_lookup(s, ips[from]) : NULL;
+	const char *sym;
+	int i;
+
+	for (i = from + 1; i < n; i++) {
+		sym = prof_syms_lookup(s, ips[i]);
+		if (sym == leaf || prof_is_lock(sym) || prof_is_wrapper(sym))
+			continue;
+		return sym;
+	}
+	return NULL;
+}
+
 void
 prof_add(struct prof *p, const struct prof_syms *s,
     const unsigned long long *ips, int n)
 {
-	const char *leaf, *sym, *caller = NULL;
-	int i;
+	const char *leaf, *caller;
 
 	if (n <= 0)
 		return;
@@ -263,15 +354,13 @@ prof_add(struct prof *p, const struct prof_syms *s,
 	prof_bump(&p->self, &p->nself, leaf, NULL);
 	if (!prof_is_lock(leaf))
 		return;
-	prof_bump(&p->locks, &p->nlocks, leaf, NULL);
-	for (i = 1; i < n; i++) {
-		sym = prof_syms_lookup(s, ips[i]);
-		if (sym == leaf || prof_is_lock(sym) || prof_is_wrapper(sym))
-			continue;
-		caller = sym;
-		break;
-	}
-	prof_bump(&p->callers, &p->ncallers, caller ? caller : prof_unknown, leaf);
+	caller = prof_first_caller(s, ips, n, 0);
+	if (!caller)
+		caller = prof_unknown;
+	/* one row per (spin function, lock): lru_lock, the zone lock and
+	   the split-queue lock all spin in the same slow path */
+	prof_bump(&p->locks, &p->nlocks, leaf, prof_lock_name(caller));
+	prof_bump(&p->callers, &p->ncallers, caller, leaf);
 }
 
 void
@@ -312,27 +401,24 @@ prof_json(struct prof *p, const char *params, int top, struct sample_json *j)
 	sample_json_addf(j, ",\"total_samples\":%ld,\"lost_samples\":%ld,"
 	    "\"locks\":[", p->total, p->lost);
 	for (i = 0; i < p->nlocks && i < top; i++) {
-		const char *guess = "?";
+		const struct prof_count *l = &p->locks[i];
 
-		/* the lock is named after its heaviest caller */
-		for (k = 0; k < p->ncallers; k++)
-			if (p->callers[k].lock == p->locks[i].sym) {
-				guess = prof_guess_lock(p->callers[k].sym);
-				break;
-			}
 		sample_json_addf(j, "%s{\"lock\":", i ? "," : "");
-		sample_json_str(j, guess);
+		sample_json_str(j, l->lock);
 		sample_json_addf(j, ",\"symbol\":");
-		sample_json_str(j, p->locks[i].sym);
-		sample_json_addf(j, ",\"share\":%.4f,\"callers\":[", p->locks[i].n / tot);
+		sample_json_str(j, l->sym);
+		sample_json_addf(j, ",\"share\":%.4f,\"callers\":[", l->n / tot);
 		for (k = nc = 0; k < p->ncallers && nc < top; k++) {
-			if (p->callers[k].lock != p->locks[i].sym)
+			const struct prof_count *c = &p->callers[k];
+
+			if (c->lock != l->sym ||
+			    strcmp(prof_lock_name(c->sym), l->lock))
 				continue;
 			sample_json_addf(j, "%s{\"symbol\":", nc ? "," : "");
-			sample_json_str(j, p->callers[k].sym);
+			sample_json_str(j, c->sym);
 			sample_json_addf(j, ",\"lock\":");
-			sample_json_str(j, prof_guess_lock(p->callers[k].sym));
-			sample_json_addf(j, ",\"share\":%.4f}", p->callers[k].n / tot);
+			sample_json_str(j, prof_guess_lock(c->sym));
+			sample_json_addf(j, ",\"share\":%.4f}", c->n / tot);
 			nc++;
 		}
 		sample_json_addf(j, "]}");

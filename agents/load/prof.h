@@ -4,7 +4,9 @@
  * spinlock/mutex/rwsem slow paths to their callers (the first frame that is
  * not a lock function or a lock wrapper such as folio_lruvec_lock_irqsave),
  * with a guessed lock name from the caller ("lru_lock?" for
- * folio_batch_move_lru).  Kept apart from the perf_event_open(2) sampler
+ * folio_batch_move_lru).  A lock row is (spin function, lock name), so
+ * lru_lock, the zone lock and the split-queue lock, which all spin in
+ * native_queued_spin_lock_slowpath, are separate rows.  Kept apart from the perf_event_open(2) sampler
  * (wl_lock_profile.c) so the parsing and attribution are unit-tested and
  * fuzzed without a kernel.
  *
@@ -29,18 +31,39 @@ struct prof_syms {
    symbols; -1 with a message when nothing usable is there (all addresses
    zero: kptr_restrict). */
 int	 prof_syms_parse(struct prof_syms *, const char *text, size_t len);
-int	 prof_syms_load(struct prof_syms *, const char *path);
+/* The same for data symbols (d D b B r R v V: needs CONFIG_KALLSYMS_ALL),
+   which name static locks by address. */
+int	 prof_syms_parse_data(struct prof_syms *, const char *text, size_t len);
+/* Text symbols into s and, when data is not NULL, data symbols into data
+   (left empty, not an error, when the kernel lists none). */
+int	 prof_syms_load(struct prof_syms *s, struct prof_syms *data,
+	    const char *path);
 void	 prof_syms_release(struct prof_syms *);
 /* Name of the function containing addr, or NULL. */
 const char *prof_syms_lookup(const struct prof_syms *, unsigned long long addr);
+/* The symbol at or below addr when addr is at most max_off past it
+   (*off set), else NULL. */
+const char *prof_syms_lookup_off(const struct prof_syms *,
+	    unsigned long long addr, unsigned long long max_off,
+	    unsigned long long *off);
+/* Address of a symbol by name, 0 when absent (a linear scan). */
+unsigned long long prof_syms_addr(const struct prof_syms *, const char *name);
 
 int	 prof_is_lock(const char *sym);
 /* A guessed lock name for a caller, like "lru_lock?", or "?" if unknown. */
 const char *prof_guess_lock(const char *caller);
+/* The first frame after ips[from] that is neither a lock function nor a
+   lock wrapper (folio_lruvec_lock_irqsave...), or NULL. */
+const char *prof_first_caller(const struct prof_syms *,
+	    const unsigned long long *ips, int n, int from);
+/* 1 for lock wrappers (folio_lruvec_lock*, spin_lock*, mutex_lock*...). */
+int	 prof_is_wrapper(const char *sym);
 
 struct prof_count {
 	const char	*sym;		/* borrowed from prof_syms or static */
-	const char	*lock;		/* for callers: their lock function */
+	const char	*lock;		/* for locks: the lock's name (a guess
+					   from the caller, else the caller);
+					   for callers: their lock function */
 	long		 n;
 };
 

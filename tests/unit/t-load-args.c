@@ -78,7 +78,7 @@ test_params(void)
 
 	ok(conf(&r, "lock-profile", (const char *[]){ "target=fault-free", "mode=anon", NULL }) == 0,
 	    "lock-profile takes its target's params");
-	is_str(r.params, "event=auto,freq=999,mode=anon,ntasks=4,size=1M,target=fault-free,tasks=all,top=10",
+	is_str(r.params, "depth=1,event=auto,freq=999,mode=anon,ntasks=4,pass=both,size=1M,target=fault-free,tasks=all,top=10",
 	    "lock-profile params merge the target's");
 	wl_run_release(&r);
 

@@ -628,6 +628,112 @@ test_profiles(void)
 	buf_release(&text);
 }
 
+/* The contention pass's rows: a lock table of their own, every metric
+   with the statistics of the results table, outside the overall verdict. */
+static void
+test_contention(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	static const char *const metrics[][2] = { { "wait_share", "%" },
+	    { "wait_total", "ms" }, { "wait_count", "waits" },
+	    { "wait_max", "us" } };
+	const char *lru = "lock=lru_lock?@folio_batch_move_lru,mode=shmem,"
+	    "target=fault-free,tasks=4";
+	const char *all = "lock=(all),mode=shmem,target=fault-free,tasks=4";
+	const char *zone = "lock=zone lock?@rmqueue_bulk,mode=shmem,"
+	    "target=fault-free,tasks=4";
+	struct report r;
+	char v[128], *json;
+	json_t *j, *a, *l;
+	size_t i, k;
+	int m;
+
+	model(&r);
+	gen(&bs, "fault-free", "mode=shmem,tasks=4", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 1);
+	gen(&ts, "fault-free", "mode=shmem,tasks=4", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 1);
+	for (m = 0; m < 4; m++) {
+		gen(&bs, "lock-profile", lru, metrics[m][0], metrics[m][1],
+		    "lower", 6, 1, 10, 2);
+		gen(&ts, "lock-profile", lru, metrics[m][0], metrics[m][1],
+		    "lower", 6, 1, 40, 2);
+		gen(&bs, "lock-profile", all, metrics[m][0], metrics[m][1],
+		    "lower", 6, 1, 12, 2);
+		gen(&ts, "lock-profile", all, metrics[m][0], metrics[m][1],
+		    "lower", 6, 1, 42, 2);
+		gen(&bs, "lock-profile", zone, metrics[m][0], metrics[m][1],
+		    "lower", 6, 1, 1, 2);
+	}
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "compute with contention rows");
+	is_int(r.result.n, 1, "the results table keeps fault-free alone");
+	is_int(r.contention.n, 12, "12 contention rows (3 locks x 4 metrics)");
+	is_int(r.nlocks, 3, "three locks");
+	is_str(r.locks[0].lock, "(all)", "(all) first");
+	is_str(r.locks[1].lock, "lru_lock?@folio_batch_move_lru",
+	    "then by wait share");
+	is_str(r.locks[1].run, "mode=shmem,target=fault-free,tasks=4",
+	    "the run's params without lock=");
+	ok(r.locks[1].m[REPORT_WAIT_SHARE] &&
+	    r.locks[1].m[REPORT_WAIT_SHARE]->verdict == STATS_REGRESSION,
+	    "lru_lock's wait share: regression");
+	ok(r.locks[1].m[REPORT_WAIT_MAX] &&
+	    !strcmp(r.locks[1].m[REPORT_WAIT_MAX]->unit, "us"),
+	    "every metric of the lock is there");
+	ok(r.locks[2].m[REPORT_WAIT_SHARE] &&
+	    r.locks[2].m[REPORT_WAIT_SHARE]->verdict == STATS_MISSING,
+	    "a lock on one side only: missing");
+	is_int(r.result.count[STATS_REGRESSION], 0,
+	    "no regression counted in the results");
+	is_str(report_verdict(&r, v, sizeof(v)), "no change",
+	    "the overall verdict is about the results, not the lock table");
+	ok(report_row_is_contention(r.locks[0].m[0]), "row predicate");
+	render(&r, &html, &text, &json);
+	ok(strstr(text.data, "Lock contention (mode=shmem,target=fault-free,"
+	    "tasks=4)") != NULL, "text: a lock contention table");
+	ok(strstr(text.data, "  lru_lock?@folio_batch_move_lru\n") != NULL,
+	    "text: the lock's name");
+	ok(strstr(text.data, "wait share (%)  regression") != NULL,
+	    "text: wait share row with its verdict");
+	ok(strstr(text.data, "waits (waits)  regression") != NULL,
+	    "text: count row");
+	ok(strstr(text.data, "wait_share lock=") == NULL,
+	    "text: not in the results table");
+	ok(strstr(html.data, "<h3>Lock contention</h3>") != NULL &&
+	    strstr(html.data, "<table class=\"result contention\">") != NULL,
+	    "page: the lock contention table");
+	ok(strstr(html.data, "zone lock?@rmqueue_bulk") != NULL,
+	    "page: every lock");
+	j = json ? json_loads(json, 0, NULL) : NULL;
+	a = json_object_get(j, "lock_contention");
+	is_int(json_array_size(a), 3, "JSON: three locks");
+	l = json_array_get(a, 1);
+	is_str(json_string_value(json_object_get(l, "lock")),
+	    "lru_lock?@folio_batch_move_lru", "JSON: lock name");
+	is_str(json_string_value(json_object_get(json_object_get(l,
+	    "wait_share"), "verdict")), "regression", "JSON: verdict");
+	ok(json_real_value(json_object_get(json_object_get(l, "wait_total"),
+	    "pct_change")) > 100, "JSON: %%change");
+	ok(json_is_array(json_object_get(json_object_get(l, "wait_max"),
+	    "ci95")), "JSON: CI");
+	for (i = k = 0; i < json_array_size(json_object_get(j, "rows")); i++)
+		k += !strcmp(json_string_value(json_object_get(json_array_get(
+		    json_object_get(j, "rows"), i), "workload")),
+		    "lock-profile");
+	is_int(k, 0, "JSON: lock rows are not in rows");
+	ok(no_nonfinite(json ? json : "nan"), "JSON: no NaN");
+	json_decref(j);
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
 static void
 test_bad_samples(void)
 {
@@ -1049,6 +1155,7 @@ main(void)
 	test_nan_guard();
 	test_all_failed();
 	test_profiles();
+	test_contention();
 	test_bad_samples();
 	test_result_json_roundtrip();
 
