@@ -116,7 +116,7 @@ agent_kernel_add(struct db *db, const void *data, size_t len,
 	dir = xasprintf("%s/kernels", app.data_dir);
 	rel = xasprintf("kernels/%s.bzImage", sha);
 	path = xasprintf("%s/%s", app.data_dir, rel);
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
 		buf_addf(err, "%s: %s", dir, strerror(errno));
 		goto out;
 	}

@@ -218,7 +218,7 @@ api_results(struct http_req *req, struct http_resp *resp)
 		/* Written aside first: a refused upload must not replace the
 		   log of the attempt that was stored. */
 		dir = xasprintf("%s/console", app.data_dir);
-		mkdir(dir, 0755);
+		mkdir(dir, 0700);	/* agents' uploads: owner-only */
 		rel = xasprintf("console/job-%lld-%lld.log", id, attempt);
 		path = xasprintf("%s/%s", app.data_dir, rel);
 		tmp = xasprintf("%s.new", path);

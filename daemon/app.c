@@ -112,7 +112,9 @@ app_setup(int create, struct buf *err)
 		    strerror(errno ? errno : ENOTDIR));
 		return -1;
 	}
-	if (create && mkdir(app.data_dir, 0755) < 0 && errno != EEXIST) {
+	/* 0711: the build user may pass through to the build cache (which
+	   it reaches by its full path), never list or read the rest. */
+	if (create && mkdir(app.data_dir, 0711) < 0 && errno != EEXIST) {
 		buf_addf(err, "cannot create data directory %s: %s\n",
 		    app.data_dir, strerror(errno));
 		return -1;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,10 @@
 #include "lib/xalloc.h"
 
 #define BUILD_LOG_MAX	(64u << 20)	/* how much of a log we read back */
+/* Largest artifact copied out of a build (bzImage, System.map, config). */
+#define BUILD_ARTIFACT_MAX (256LL << 20)
+/* Largest private /tmp of a build (tmpfs: memory). */
+#define BUILD_TMP_MAX	(1LL << 30)
 
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t build_cond = PTHREAD_COND_INITIALIZER;
@@ -393,19 +398,57 @@ struct build_monitor {
 	pthread_t thread;
 	const struct build_opts *opts;
 	const char *log_path;
+	const char *out_dir;		/* kbuild, whose size is bounded */
+	long long out_max;
 	int	 expected;
 	int	 steps;
 	volatile int stop;
+	volatile int kill;		/* the build's cancel flag */
+	volatile int over;		/* killed for output_max */
+	long long out_size;
 };
 
-/* Reads the log about once a second and reports building N%. */
+static long long
+build_limit(long long v, long long dflt)
+{
+	return v > 0 ? v : dflt;
+}
+
+/* nftw has no user argument; the monitor thread is the only walker. */
+static __thread long long build_du_sum;
+
+static int
+build_du_one(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)path;
+	(void)flag;
+	(void)ftw;
+	build_du_sum += (long long)st->st_blocks * 512;
+	return 0;
+}
+
+/* Bytes a directory takes on disk (hard links counted once per name:
+   a build cannot hide what it wrote by linking it). */
+static long long
+build_du(const char *path)
+{
+	build_du_sum = 0;
+	nftw(path, build_du_one, 16, FTW_PHYS | FTW_MOUNT);
+	return build_du_sum;
+}
+
+/* Reads the log about once a second and reports building N%; every two
+   seconds checks the output against its limit, and passes the daemon's
+   stop on to the build. */
 static void *
 build_monitor_main(void *arg)
 {
 	struct build_monitor *m = arg;
 
-	while (!m->stop) {
+	for (unsigned tick = 0; !m->stop; tick++) {
 		struct buf b = BUF_INIT(BUILD_LOG_MAX);
+		struct stat st;
 		int pct = -1;
 
 		if (buf_read_file(&b, m->log_path) == 0 || b.overflow)
@@ -419,8 +462,20 @@ build_monitor_main(void *arg)
 		}
 		if (m->opts->progress)
 			m->opts->progress(m->opts->arg, BUILD_BUILDING, pct);
-		for (int i = 0; i < 10 && !m->stop; i++)
+		if (tick % 2 == 0 && m->out_dir) {
+			m->out_size = build_du(m->out_dir);
+			if (stat(m->log_path, &st) == 0)
+				m->out_size += st.st_size;
+			if (m->out_size > m->out_max) {
+				m->over = 1;
+				m->kill = 1;
+			}
+		}
+		for (int i = 0; i < 10 && !m->stop; i++) {
+			if (m->opts->cancel && *m->opts->cancel)
+				m->kill = 1;
 			usleep(100000);
+		}
 	}
 	return NULL;
 }
@@ -446,19 +501,32 @@ build_write_int(const char *path, int v)
 	buf_write_file(path, s, (size_t)n);
 }
 
-/* Runs one step inside the sandbox (or plainly when opts->sandbox is 0). */
+/* Runs one step inside the sandbox (or plainly when opts->sandbox is 0);
+   cancel: the flag that stops it (opts->cancel, or the monitor's). */
 static int
 build_step(const struct build_opts *opts, const char *const *cmd,
     const char *readonly, const char *writable, const char *dir,
-    const char *log_path, int timeout, struct buf *why)
+    const char *log_path, int timeout, volatile int *cancel, struct buf *why)
 {
 	const char *const w[] = { writable }, *const ro[] = { readonly };
-	struct sandbox sb = { w, 1, ro, 1, dir, 0 };
+	const char *hidden[SANDBOX_MAX_HIDDEN];
+	struct sandbox sb = { w, 1, ro, 1, dir, 0, hidden, 0, 0, 0, 0, 0 };
 	const char **argv = NULL;
 	struct run r = { 0 };
 	int rc = -1;
 
 	if (opts->sandbox) {
+		long long out = build_limit(opts->output_max,
+		    BUILD_DEFAULT_OUTPUT);
+
+		hidden[sb.nhidden++] = opts->cache_dir;
+		for (size_t i = 0; i < opts->nhide &&
+		    sb.nhidden < SANDBOX_MAX_HIDDEN; i++)
+			hidden[sb.nhidden++] = opts->hide[i];
+		sb.nproc = build_limit(opts->pids_max, BUILD_DEFAULT_PIDS);
+		sb.as = build_limit(opts->mem_max, BUILD_DEFAULT_MEM);
+		sb.fsize = build_limit(opts->file_max, BUILD_DEFAULT_FILE);
+		sb.tmp = out < BUILD_TMP_MAX ? out : BUILD_TMP_MAX;
 		if (!(argv = sandbox_argv(&sb, cmd))) {
 			buf_addf(why, "cannot build the sandbox command");
 			return -1;
@@ -472,7 +540,7 @@ build_step(const struct build_opts *opts, const char *const *cmd,
 	r.clear_env = 1;
 	r.log_path = log_path;
 	r.timeout_sec = timeout > 0 ? timeout : 1;
-	r.cancel = opts->cancel;
+	r.cancel = cancel;
 	if (run_cmd(&r) != 0) {
 		const char *last = cmd[0], *prog = strrchr(cmd[0], '/');
 
@@ -487,6 +555,103 @@ build_step(const struct build_opts *opts, const char *const *cmd,
 	rc = 0;
 out:
 	free(argv);
+	return rc;
+}
+
+/*
+ * Copies dir/rel to dst without following a symlink anywhere in rel: each
+ * directory is opened O_NOFOLLOW below dir, the file too, and it must be a
+ * regular file of at most max bytes.  The build wrote dir; this is how a
+ * hostile one could otherwise make the daemon copy (and serve) any file
+ * the daemon can read.  dst is created anew (O_EXCL after unlink).
+ */
+static int
+build_copy_out(const char *dir, const char *rel, const char *dst,
+    long long max, struct buf *why)
+{
+	char *path = xstrdup(rel), *save = NULL, *c, *next;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = -1, out = -1, rc = -1;
+	struct stat st;
+	long long left;
+
+	if (dfd == -1) {
+		buf_addf(why, "artifact %s: %s: %s", rel, dir, strerror(errno));
+		goto out;
+	}
+	for (c = strtok_r(path, "/", &save); c; c = next) {
+		int nfd;
+
+		next = strtok_r(NULL, "/", &save);
+		nfd = openat(dfd, c, next ? O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC : O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (nfd == -1) {
+			buf_addf(why, "artifact %s %s after the build%s", rel,
+			    errno == ENOENT ? "missing" : "refused",
+			    errno == ELOOP || errno == ENOTDIR ? " (a symlink "
+			    "out of the build directory)" : "");
+			goto out;
+		}
+		close(dfd);
+		dfd = -1;
+		if (next)
+			dfd = nfd;
+		else
+			fd = nfd;
+	}
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		buf_addf(why, "artifact %s refused: not a regular file", rel);
+		goto out;
+	}
+	if (st.st_size > max) {
+		buf_addf(why, "artifact %s refused: %lld bytes, over %lld",
+		    rel, (long long)st.st_size, max);
+		goto out;
+	}
+	unlink(dst);
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1) {
+		buf_addf(why, "cannot create %s: %s", dst, strerror(errno));
+		goto out;
+	}
+	for (left = max + 1;;) {
+		char b[65536];
+		ssize_t n = read(fd, b, sizeof(b));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (left -= n) <= 0) {
+			buf_addf(why, "artifact %s: %s", rel, n < 0 ?
+			    strerror(errno) : "grew past the limit");
+			goto out;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t o = 0, w; o < n; o += w)
+			if ((w = write(out, b + o, (size_t)(n - o))) <= 0) {
+				buf_addf(why, "writing %s: %s", dst,
+				    strerror(errno));
+				goto out;
+			}
+	}
+	if (close(out) == -1) {
+		out = -1;
+		buf_addf(why, "writing %s: %s", dst, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	rc = 0;
+out:
+	if (out != -1) {
+		close(out);
+		unlink(dst);
+	}
+	if (fd != -1)
+		close(fd);
+	if (dfd != -1)
+		close(dfd);
+	free(path);
 	return rc;
 }
 
@@ -735,7 +900,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 				    "O=kbuild", base_cfg, NULL };
 
 				if (build_step(opts, mk, res->dir, kbuild, linux_dir, log,
-				    timeout, &why) != 0)
+				    timeout, opts->cancel, &why) != 0)
 					ok = 0;
 			} else {
 				struct buf f = BUF_INIT(16u << 20);
@@ -765,7 +930,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 			merge[k] = NULL;
 			timeout = opts->timeout_sec - (int)(build_now() - start);
 			if (build_step(opts, merge, res->dir, kbuild, kbuild, log,
-			    timeout, &why) != 0)
+			    timeout, opts->cancel, &why) != 0)
 				ok = 0;
 			free(merge);
 			free(script);
@@ -776,7 +941,7 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 
 			timeout = opts->timeout_sec - (int)(build_now() - start);
 			if (build_step(opts, mk, res->dir, kbuild, linux_dir, log, timeout,
-			    &why) != 0)
+			    opts->cancel, &why) != 0)
 				ok = 0;
 		}
 		for (size_t i = 0; i < spec->nfragments; i++)
@@ -793,19 +958,27 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		const char *mk[] = { "make", "-C", linux_dir, "O=kbuild", jobs,
 		    target, NULL };
 		int timeout = opts->timeout_sec - (int)(build_now() - start);
+		int r;
 
 		mon.opts = opts;
 		mon.log_path = log;
 		mon.expected = expected;
+		mon.out_dir = kbuild;
+		mon.out_max = build_limit(opts->output_max,
+		    BUILD_DEFAULT_OUTPUT);
 		pthread_create(&mon.thread, NULL, build_monitor_main, &mon);
-		if (build_step(opts, mk, res->dir, kbuild, linux_dir, log, timeout,
-		    &why) != 0) {
-			mon.stop = 1;
-			pthread_join(mon.thread, NULL);
-			goto failed;
-		}
+		r = build_step(opts, mk, res->dir, kbuild, linux_dir, log,
+		    timeout, &mon.kill, &why);
 		mon.stop = 1;
 		pthread_join(mon.thread, NULL);
+		if (r != 0 && mon.over) {
+			buf_reset(&why);
+			buf_addf(&why, "build output over its limit (%lld MiB "
+			    "of at most %lld MiB, [build] output_max)",
+			    mon.out_size >> 20, mon.out_max >> 20);
+		}
+		if (r != 0)
+			goto failed;
 	}
 
 	{
@@ -816,18 +989,13 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		};
 
 		for (size_t i = 0; i < 3; i++) {
-			char *from = xasprintf("%s/%s", kbuild, arts[i][0]);
 			char *to = xasprintf("%s/%s", res->dir, arts[i][1]);
-			const char *cp[] = { "cp", "--", from, to, NULL };
-			int r = build_run_simple(cp, NULL, 300);
+			int r = build_copy_out(kbuild, arts[i][0], to,
+			    BUILD_ARTIFACT_MAX, &why);
 
-			free(from);
 			free(to);
-			if (r != 0) {
-				buf_addf(&why, "artifact %s missing after the "
-				    "build", arts[i][0]);
+			if (r != 0)
 				goto failed;
-			}
 		}
 	}
 	s = xasprintf("%s/bzImage", res->dir);

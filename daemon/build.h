@@ -60,7 +60,21 @@ struct build_opts {
 	void	(*progress)(void *arg, enum build_state, int percent);
 	void	*arg;
 	volatile int *cancel;
+	/* Paths the build must not see (the daemon's data directory): each
+	   is covered by an empty tmpfs; the cache directory always is. */
+	const char *const *hide;
+	size_t	 nhide;
+	/* Bounds on what a build may spend; 0: the BUILD_DEFAULT_* below.
+	   pids_max: tasks of the build user (RLIMIT_NPROC); mem_max: address
+	   space per process (RLIMIT_AS); file_max: one file (RLIMIT_FSIZE);
+	   output_max: the whole build directory, checked while it builds. */
+	long long pids_max, mem_max, file_max, output_max;
 };
+
+#define BUILD_DEFAULT_PIDS	512
+#define BUILD_DEFAULT_MEM	(8LL << 30)
+#define BUILD_DEFAULT_FILE	(4LL << 30)
+#define BUILD_DEFAULT_OUTPUT	(32LL << 30)
 
 struct build_result {
 	char	 key[65];

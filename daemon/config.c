@@ -123,6 +123,13 @@ const struct config_key config_keys[] = {
 	{ "build", "timeout", CONFIG_INT, "7200", check_positive, 0 },
 	/* Build cache (default <data>/builds). */
 	{ "build", "cache", CONFIG_STR, NULL, NULL, 0 },
+	/* What one sandboxed build may spend (build.h BUILD_DEFAULT_*):
+	   tasks of the build user, address space per process, one file,
+	   the whole build directory. */
+	{ "build", "pids_max", CONFIG_INT, "512", check_positive, 0 },
+	{ "build", "mem_max", CONFIG_SIZE, "8G", check_positive, 0 },
+	{ "build", "file_max", CONFIG_SIZE, "4G", check_positive, 0 },
+	{ "build", "output_max", CONFIG_SIZE, "32G", check_positive, 0 },
 
 	/* ---- [agent "NAME"], [agents] (agents) ---- */
 	/* sha256sum of the agent's bearer token (the token itself is never

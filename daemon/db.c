@@ -5,10 +5,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -29,12 +32,36 @@ db_handle(struct db *db)
 	return db->h;
 }
 
+/*
+ * The store holds agents' leases, uploads and every submitter's series:
+ * owner-only.  SQLite creates a new file 0644 and gives the -wal and -shm
+ * files the database's mode, so the file is made (or narrowed to) 0600
+ * before SQLite opens it.  A symlink is not followed here.
+ */
+static void
+db_make_private(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!*path || !strcmp(path, ":memory:") || !strncmp(path, "file:", 5))
+		return;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1)
+		return;		/* sqlite3_open_v2 says why */
+	if (fstat(fd, &st) == 0 && (st.st_mode & 077) &&
+	    st.st_uid == geteuid() && fchmod(fd, st.st_mode & 0700) == -1)
+		log_warn("db: chmod %s", path);
+	close(fd);
+}
+
 struct db *
 db_open(const char *path)
 {
 	struct db *db;
 	sqlite3 *h = NULL;
 
+	db_make_private(path);
 	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		error("db: cannot open %s: %s", path,

@@ -7,12 +7,30 @@
  * outside it is nobody too, so it cannot read root's files (a uid-0 mapping
  * would make every root-owned 0600 file readable to the build).  Its
  * writable directories must therefore belong to SANDBOX_UID (build.c
- * chowns them).  The read-only bind of / plus --bind of the output keeps
- * writes inside the build's own directories: the kernel source the build
- * reads is hard-linked from the cache, so it must not be writable.
+ * chowns them).
+ *
+ * What the build sees: the system directories kbuild needs (/usr, /etc and
+ * the merged-/usr links /bin, /sbin, /lib*) read-only, a fresh /dev and
+ * /proc, private size-bounded tmpfs on /tmp and /var/tmp, and the paths the
+ * caller binds.  Nothing else of the host exists inside: no /home, /root,
+ * /run or /var (so no host Unix sockets, no store, no other build), and the
+ * paths in hidden (the daemon's data directory, the cache) are covered by
+ * an empty tmpfs even when they lie under a system directory.  The source
+ * the build reads is hard-linked from the cache, so it must not be
+ * writable: only the output directory is.
+ *
+ * Limits: prlimit runs first (as the daemon, so it may set them) and sets
+ * RLIMIT_NPROC, RLIMIT_AS and RLIMIT_FSIZE; they are inherited through
+ * setpriv and bwrap by every process of the build.  RLIMIT_NPROC counts the
+ * tasks of uid 65534 (and, the kernel charging every user namespace level,
+ * nobody's tasks on the host too), so a fork bomb stops at that count.
+ * The host has cgroup v1 only here, so no cgroup limits are used.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/sandbox.h"
@@ -22,10 +40,117 @@
 
 #define SANDBOX_MAX_PATHS	16
 
+/* The system directories bound read-only (or recreated as the symlink they
+   are on a merged-/usr host); probed once. */
+static struct sandbox_sysdir {
+	const char *path;
+	int	 kind;			/* 0 absent, 1 directory, 2 symlink */
+	char	 target[64];
+} sandbox_sysdirs[] = {
+	{ "/usr", 0, "" }, { "/etc", 0, "" }, { "/bin", 0, "" },
+	{ "/sbin", 0, "" }, { "/lib", 0, "" }, { "/lib32", 0, "" },
+	{ "/lib64", 0, "" }, { "/libx32", 0, "" },
+};
+#define SANDBOX_NSYSDIRS (sizeof(sandbox_sysdirs) / sizeof(sandbox_sysdirs[0]))
+static pthread_once_t sandbox_once = PTHREAD_ONCE_INIT;
+
+static void
+sandbox_probe(void)
+{
+	for (size_t i = 0; i < SANDBOX_NSYSDIRS; i++) {
+		struct sandbox_sysdir *d = &sandbox_sysdirs[i];
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(d->path, &st) == -1)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			d->kind = 1;
+		else if (S_ISLNK(st.st_mode) && (n = readlink(d->path,
+		    d->target, sizeof(d->target) - 1)) > 0) {
+			d->target[n] = '\0';
+			d->kind = 2;
+		}
+	}
+}
+
 static int
 sandbox_path_ok(const char *p)
 {
 	return p && p[0] == '/' && !strchr(p, '\n');
+}
+
+/* A growable argv whose formatted strings live in the same allocation, so
+   one free() releases all. */
+struct sandbox_av {
+	const char **v;
+	size_t	 n, alloc;
+	char	 own[8][48];		/* formatted arguments */
+	size_t	 nown;
+};
+
+static void
+sandbox_push(struct sandbox_av *av, const char *s)
+{
+	if (av->n + 1 >= av->alloc) {
+		av->alloc = av->alloc ? 2 * av->alloc : 64;
+		av->v = xrealloc(av->v, av->alloc * sizeof(*av->v));
+	}
+	av->v[av->n++] = s;
+	av->v[av->n] = NULL;
+}
+
+static void
+sandbox_pushf(struct sandbox_av *av, const char *opt, long long v)
+{
+	char *s = av->own[av->nown++];
+
+	snprintf(s, sizeof(av->own[0]), "%s%lld", opt, v);
+	sandbox_push(av, s);
+}
+
+/* Copies the vector and its formatted strings into one block. */
+static const char **
+sandbox_av_finish(struct sandbox_av *av)
+{
+	size_t head = (av->n + 1) * sizeof(char *);
+	char *block = xmalloc(head + sizeof(av->own)), *own = block + head;
+	const char **v = (const char **)(void *)block;
+
+	memcpy(own, av->own, sizeof(av->own));
+	for (size_t i = 0; i <= av->n; i++) {
+		const char *s = av->v[i];
+
+		if (s >= &av->own[0][0] && s < &av->own[0][0] +
+		    sizeof(av->own))
+			s = own + (s - &av->own[0][0]);
+		v[i] = s;
+	}
+	free(av->v);
+	return v;
+}
+
+static int
+sandbox_check(const struct sandbox *sb)
+{
+	struct { const char *const *p; size_t n; const char *what; } l[] = {
+		{ sb->readonly, sb->nreadonly, "read-only" },
+		{ sb->writable, sb->nwritable, "writable" },
+		{ sb->hidden, sb->nhidden, "hidden" },
+	};
+
+	if (sb->nwritable + sb->nreadonly + sb->nhidden > SANDBOX_MAX_PATHS)
+		return error("sandbox: too many paths");
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < l[k].n; i++)
+			if (!sandbox_path_ok(l[k].p[i]))
+				return error("sandbox: %s path \"%s\" is not "
+				    "absolute", l[k].what, l[k].p[i] ?
+				    l[k].p[i] : "(null)");
+	if (sb->dir && !sandbox_path_ok(sb->dir))
+		return error("sandbox: working directory \"%s\" is not "
+		    "absolute", sb->dir);
+	return 0;
 }
 
 const char **
@@ -36,68 +161,82 @@ sandbox_argv(const struct sandbox *sb, const char *const *cmd)
 		"--unshare-user", "--unshare-ipc", "--unshare-pid",
 		"--unshare-uts", "--unshare-cgroup-try",
 		"--uid", "65534", "--gid", "65534",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
 	};
-	size_t n = 0, ncmd = 0, nh = sizeof(head) / sizeof(head[0]);
-	const char **argv;
+	struct sandbox_av av;
 
-	for (; cmd[ncmd]; ncmd++)
-		;
-	if (sb->nwritable + sb->nreadonly > SANDBOX_MAX_PATHS) {
-		error("sandbox: too many paths");
+	if (sandbox_check(sb) != 0)
 		return NULL;
+	pthread_once(&sandbox_once, sandbox_probe);
+	memset(&av, 0, sizeof(av));
+	if (sb->nproc > 0 || sb->as > 0 || sb->fsize > 0) {
+		sandbox_push(&av, "prlimit");
+		if (sb->nproc > 0)
+			sandbox_pushf(&av, "--nproc=", sb->nproc);
+		if (sb->as > 0)
+			sandbox_pushf(&av, "--as=", sb->as);
+		if (sb->fsize > 0)
+			sandbox_pushf(&av, "--fsize=", sb->fsize);
+		sandbox_push(&av, "--");
 	}
-	for (size_t i = 0; i < sb->nreadonly; i++)
-		if (!sandbox_path_ok(sb->readonly[i])) {
-			error("sandbox: read-only path \"%s\" is not absolute",
-			    sb->readonly[i] ? sb->readonly[i] : "(null)");
-			return NULL;
-		}
-	for (size_t i = 0; i < sb->nwritable; i++)
-		if (!sandbox_path_ok(sb->writable[i])) {
-			error("sandbox: writable path \"%s\" is not absolute",
-			    sb->writable[i] ? sb->writable[i] : "(null)");
-			return NULL;
-		}
-	if (sb->dir && !sandbox_path_ok(sb->dir)) {
-		error("sandbox: working directory \"%s\" is not absolute",
-		    sb->dir);
-		return NULL;
-	}
-	argv = xcalloc(nh + 3 * (sb->nwritable + sb->nreadonly) + 12 + ncmd + 1,
-	    sizeof(*argv));
 	if (geteuid() == 0) {
-		argv[n++] = "setpriv";
-		argv[n++] = "--reuid=" SANDBOX_UID_STR;
-		argv[n++] = "--regid=" SANDBOX_UID_STR;
-		argv[n++] = "--clear-groups";
-		argv[n++] = "--inh-caps=-all";
-		argv[n++] = "--";
+		sandbox_push(&av, "setpriv");
+		sandbox_push(&av, "--reuid=" SANDBOX_UID_STR);
+		sandbox_push(&av, "--regid=" SANDBOX_UID_STR);
+		sandbox_push(&av, "--clear-groups");
+		sandbox_push(&av, "--inh-caps=-all");
+		sandbox_push(&av, "--");
 	}
-	for (size_t i = 0; i < nh; i++)
-		argv[n++] = head[i];
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		sandbox_push(&av, head[i]);
+	for (size_t i = 0; i < SANDBOX_NSYSDIRS; i++) {
+		const struct sandbox_sysdir *d = &sandbox_sysdirs[i];
+
+		if (d->kind == 1) {
+			sandbox_push(&av, "--ro-bind");
+			sandbox_push(&av, d->path);
+			sandbox_push(&av, d->path);
+		} else if (d->kind == 2) {
+			sandbox_push(&av, "--symlink");
+			sandbox_push(&av, d->target);
+			sandbox_push(&av, d->path);
+		}
+	}
+	sandbox_push(&av, "--dev");
+	sandbox_push(&av, "/dev");
+	sandbox_push(&av, "--proc");
+	sandbox_push(&av, "/proc");
+	for (size_t i = 0; i < 2; i++) {
+		if (sb->tmp > 0) {
+			sandbox_push(&av, "--size");
+			sandbox_pushf(&av, "", sb->tmp);
+		}
+		sandbox_push(&av, "--tmpfs");
+		sandbox_push(&av, i ? "/var/tmp" : "/tmp");
+	}
 	if (!sb->allow_net)
-		argv[n++] = "--unshare-net";
+		sandbox_push(&av, "--unshare-net");
+	for (size_t i = 0; i < sb->nhidden; i++) {
+		sandbox_push(&av, "--tmpfs");
+		sandbox_push(&av, sb->hidden[i]);
+	}
 	for (size_t i = 0; i < sb->nreadonly; i++) {
-		argv[n++] = "--ro-bind";
-		argv[n++] = sb->readonly[i];
-		argv[n++] = sb->readonly[i];
+		sandbox_push(&av, "--ro-bind");
+		sandbox_push(&av, sb->readonly[i]);
+		sandbox_push(&av, sb->readonly[i]);
 	}
 	for (size_t i = 0; i < sb->nwritable; i++) {
-		argv[n++] = "--bind";
-		argv[n++] = sb->writable[i];
-		argv[n++] = sb->writable[i];
+		sandbox_push(&av, "--bind");
+		sandbox_push(&av, sb->writable[i]);
+		sandbox_push(&av, sb->writable[i]);
 	}
 	if (sb->dir) {
-		argv[n++] = "--chdir";
-		argv[n++] = sb->dir;
+		sandbox_push(&av, "--chdir");
+		sandbox_push(&av, sb->dir);
 	}
-	argv[n++] = "--";
-	for (size_t i = 0; i < ncmd; i++)
-		argv[n++] = cmd[i];
-	argv[n] = NULL;
-	return argv;
+	sandbox_push(&av, "--");
+	for (size_t i = 0; cmd[i]; i++)
+		sandbox_push(&av, cmd[i]);
+	return sandbox_av_finish(&av);
 }
 
 int

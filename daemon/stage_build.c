@@ -243,6 +243,7 @@ stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
 	struct buf err = BUF_INIT(4096);
 	char *cache = NULL, *desc = stage_config_desc(tc);
 	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	const char *const hide[] = { app.data_dir };
 	int rc = -1;
 
 	spec.repo = tc->path;
@@ -271,6 +272,13 @@ stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
 	opts.jobs = (int)config_int(&app.cfg, "build", NULL, "jobs");
 	opts.timeout_sec = (int)config_int(&app.cfg, "build", NULL, "timeout");
 	opts.sandbox = 1;
+	/* The build must not see the store, uploads or other builds. */
+	opts.hide = hide;
+	opts.nhide = 1;
+	opts.pids_max = config_int(&app.cfg, "build", NULL, "pids_max");
+	opts.mem_max = config_int(&app.cfg, "build", NULL, "mem_max");
+	opts.file_max = config_int(&app.cfg, "build", NULL, "file_max");
+	opts.output_max = config_int(&app.cfg, "build", NULL, "output_max");
 	opts.progress = stage_progress;
 	prog.build_id = *id;
 	opts.arg = &prog;

@@ -4,7 +4,8 @@
 # calls), uploaded as mbox files made with git format-patch.  Exact apply,
 # a moved hunk through the git fallback, a base-commit the tree lacks, a
 # corrupt hunk, a file the tree lacks, a Makefile reaching for the network,
-# one writing outside its tree, one that hangs; each failure stored with its
+# one writing outside its tree, one leaving System.map as a symlink to a
+# file only the daemon can read, one that hangs; each failure stored with its
 # reason, and good series still build afterwards (cache hits included).
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
@@ -47,6 +48,10 @@ printf 'hang:\n\tsleep 600\n' >"$T/hang.mk"
 mk net "sed -i '1i EXTRA := net' Makefile; cat $T/net.mk >> Makefile"
 mk escape "sed -i '1i EXTRA := esc' Makefile; cat $T/esc.mk >> Makefile"
 mk hang "sed -i '1i EXTRA := hang' Makefile; cat $T/hang.mk >> Makefile"
+# the build leaves System.map as a symlink to a file only the daemon reads
+printf 'TOP-SECRET\n' >"$T/secret"
+chmod 600 "$T/secret"
+mk symmap "awk '{ print } /System.map\$/ { print \"\\tln -sf $T/secret \$(O)/System.map\" }' Makefile >M && mv M Makefile"
 
 # the tree moves on by three lines at the top of mm/swap.c
 (cd "$R" && { printf 'a\nb\nc\n'; cat mm/swap.c; } >mm/s && mv mm/s mm/swap.c &&
@@ -128,6 +133,15 @@ like "unreachable|refused" "$T/eb.json" "log tail shows the network was unreacha
 S=$(submit "$T/escape.mbox")
 ok "Makefile writing outside fails" kd_wait_series "$S" 60 failed
 ok "nothing written outside" test ! -e "$SRC/var/t3000-escaped"
+
+Y=$(submit "$T/symmap.mbox")
+ok "System.map symlinked out of the build fails" kd_wait_series "$Y" 60 failed
+get "$Y"
+like "artifact System.map refused.*symlink" "$T/s.json" \
+    "reason: the artifact is a symlink"
+YB=$(jq -r .builds.patched.id "$T/s.json")
+curl -s "$KD_URL/api/v1/builds/$YB/System.map" >"$T/ymap"
+ok "the file it pointed to is not served" sh -c "! grep -q TOP-SECRET \"$T/ymap\""
 
 H=$(submit "$T/hang.mbox")
 ok "hanging build fails" kd_wait_series "$H" 60 failed

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "daemon/build.h"
@@ -27,6 +28,8 @@
 #include "tests/unit/testsh.h"
 
 static char *dir, *repo, *cache;
+/* Limits and hidden paths the next build() passes (escape tests). */
+static struct build_opts extra;
 
 static int
 sh(const char *script)
@@ -128,24 +131,35 @@ test_sandbox_argv(void)
 	const char *const cmd[] = { "make", "-j2", NULL };
 	const char *const bad[] = { "relative/path" };
 	const char *const ro[] = { "/data/b/k" };
-	struct sandbox sb = { w, 1, ro, 1, "/data/b/k/linux", 0 };
+	const char *const hid[] = { "/data" };
+	struct sandbox sb = { w, 1, ro, 1, "/data/b/k/linux", 0, hid, 1,
+	    64, 1 << 20, 4096, 8192 };
 	const char **argv = sandbox_argv(&sb, cmd);
 	struct buf b = BUF_INIT(0);
 
 	for (size_t i = 0; argv && argv[i]; i++)
 		buf_addf(&b, "%s ", argv[i]);
-	ok(argv && (!strcmp(argv[0], "bwrap") || !strcmp(argv[6], "bwrap")),
+	ok(argv && b.data && strstr(b.data, " -- bwrap "),
 	    "sandbox runs bwrap");
 	ok(b.data && strstr(b.data, "--unshare-net "), "no network");
-	ok(b.data && strstr(b.data, "--ro-bind / / "), "root read-only");
+	ok(b.data && !strstr(b.data, "--ro-bind / / ") &&
+	    strstr(b.data, "--ro-bind /usr /usr ") &&
+	    strstr(b.data, "--ro-bind /etc /etc "),
+	    "only the system directories, read-only");
+	ok(b.data && strstr(b.data, "--tmpfs /data --ro-bind /data/b/k "),
+	    "hidden paths under tmpfs before the binds");
+	ok(b.data && !strncmp(b.data, "prlimit --nproc=64 --as=1048576 "
+	    "--fsize=4096 -- ", 48), "limits set first, by prlimit");
+	ok(b.data && strstr(b.data, "--size 8192 --tmpfs /tmp "),
+	    "the private /tmp is bounded");
 	ok(b.data && strstr(b.data, "--ro-bind /data/b/k /data/b/k --bind "
 	    "/data/b/k/linux/kbuild /data/b/k/linux/kbuild "),
 	    "the build read-only, only its output writable");
 	ok(b.data && strstr(b.data, "--uid 65534 --gid 65534 "),
 	    "unprivileged uid/gid");
 	if (geteuid() == 0)
-		ok(b.data && !strncmp(b.data, "setpriv --reuid=65534 "
-		    "--regid=65534 --clear-groups --inh-caps=-all -- bwrap ", 74),
+		ok(b.data && strstr(b.data, "-- setpriv --reuid=65534 "
+		    "--regid=65534 --clear-groups --inh-caps=-all -- bwrap "),
 		    "as root: bwrap itself runs as 65534 with no capabilities");
 	ok(b.data && strstr(b.data, "--die-with-parent "), "dies with parent");
 	ok(b.data && strstr(b.data, "--chdir /data/b/k/linux -- make -j2 "),
@@ -207,6 +221,12 @@ build(const char *rev, const char *base_rev, const char *base_key,
 	o.jobs = 2;
 	o.timeout_sec = timeout;
 	o.sandbox = 1;
+	o.hide = extra.hide;
+	o.nhide = extra.nhide;
+	o.pids_max = extra.pids_max;
+	o.mem_max = extra.mem_max;
+	o.file_max = extra.file_max;
+	o.output_max = extra.output_max;
 	rc = build_run(&spec, &o, res);
 	free(frag);
 	return rc;
@@ -325,7 +345,8 @@ test_fake_builds(void)
 	sh(cmd);
 	free(cmd);
 	ok(build("escape", NULL, NULL, 60, &bad) == -1 &&
-	    strstr(bad.log_tail, "Read-only file system"),
+	    (strstr(bad.log_tail, "Read-only file system") ||
+	    strstr(bad.log_tail, "No such file or directory")),
 	    "writing outside the build fails: %s", bad.error);
 	ok(access(escape, F_OK) == -1, "nothing was written outside");
 	rmdir(escdir);
@@ -362,6 +383,175 @@ test_fake_builds(void)
 	    "the next build after the failures works (%s)", again.error);
 }
 
+/* A branch whose bzImage recipe ends with one more (hostile) line. */
+static void
+hostile_branch(const char *name, const char *line)
+{
+	const char *phony = strstr(fake_makefile, ".PHONY");
+	char *mk = xasprintf("%.*s\t%s\n%s", (int)(phony - fake_makefile),
+	    fake_makefile, line, phony);
+	char *cmd = xasprintf("git checkout -q -b %s master", name);
+
+	sh(cmd);
+	buf_write_file("Makefile", mk, strlen(mk));
+	free(cmd);
+	cmd = xasprintf("git commit -qam %s && git checkout -q master", name);
+	sh(cmd);
+	free(cmd);
+	free(mk);
+}
+
+/*
+ * What a hostile patch tries once it runs in the build: artifacts that are
+ * symlinks out of the build (the daemon copies and serves them), the
+ * daemon's store, a host Unix socket, a fork bomb, a file or a build
+ * directory that fills the disk.  Each must fail and leave nothing behind.
+ */
+static void
+test_escapes(void)
+{
+	struct build_result bad, good;
+	char *secret = xasprintf("%s/secret", dir);
+	char *secdir = xasprintf("%s/secdir", dir);
+	char *vdir = xasprintf("/var/cache/kperfci-t-build-esc.%d",
+	    (int)getpid());
+	char *store = xasprintf("%s/kperfci.db", vdir);
+	char *sock = xasprintf("/run/kperfci-t-build.%d.sock", (int)getpid());
+	const char *hide[] = { vdir };
+	char *line, *p, *s;
+	struct sockaddr_un su;
+	int ufd;
+
+	if (!sandbox_works())
+		return;
+	/* Readable by the daemon (root or the test's user), not by the
+	   build user. */
+	buf_write_file(secret, "TOP-SECRET\n", 11);
+	chmod(secret, 0600);
+	p = xasprintf("mkdir -p %s/x86/boot && printf 'HdrS-SECRET' > "
+	    "%s/x86/boot/bzImage && chmod 700 %s", secdir, secdir, secdir);
+	sh(p);
+	free(p);
+
+	line = xasprintf("ln -sf %s $(O)/System.map", secret);
+	hostile_branch("symmap", line);
+	free(line);
+	ok(build("symmap", NULL, NULL, 60, &bad) == -1 &&
+	    strstr(bad.error, "System.map"),
+	    "System.map left as a symlink out of the build is refused: %s",
+	    bad.error);
+	p = xasprintf("%s/System.map", bad.dir);
+	s = read_text(p);
+	ok(!strstr(s, "TOP-SECRET"), "the file it pointed to was not copied");
+	free(s);
+	free(p);
+
+	line = xasprintf("rm -rf $(O)/arch && ln -s %s $(O)/arch", secdir);
+	hostile_branch("symdir", line);
+	free(line);
+	ok(build("symdir", NULL, NULL, 60, &bad) == -1 &&
+	    strstr(bad.error, "bzImage"),
+	    "bzImage reached through a symlinked directory is refused: %s",
+	    bad.error);
+	p = xasprintf("%s/bzImage", bad.dir);
+	s = read_text(p);
+	ok(!strstr(s, "SECRET"), "the file it pointed to was not copied");
+	free(s);
+	free(p);
+
+	/* The daemon's store (0644, as sqlite made it before) outside /tmp,
+	   which the sandbox always replaces. */
+	p = xasprintf("mkdir -p %s && chmod 755 %s", vdir, vdir);
+	sh(p);
+	free(p);
+	buf_write_file(store, "SQLite format 3 STORE-SECRET\n", 29);
+	chmod(store, 0644);
+	line = xasprintf("cat %s", store);
+	hostile_branch("store", line);
+	free(line);
+	extra.hide = hide;
+	extra.nhide = 1;
+	ok(build("store", NULL, NULL, 60, &bad) == -1 &&
+	    !strstr(bad.log_tail, "STORE-SECRET"),
+	    "the daemon's data directory is not visible in the sandbox: %s",
+	    bad.error);
+	extra.hide = NULL;
+	extra.nhide = 0;
+
+	/* A host Unix socket anyone may connect to. */
+	ufd = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&su, 0, sizeof(su));
+	su.sun_family = AF_UNIX;
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
+	unlink(sock);
+	ok(bind(ufd, (struct sockaddr *)&su, sizeof(su)) == 0 &&
+	    listen(ufd, 4) == 0 && chmod(sock, 0777) == 0,
+	    "fixture: a host Unix socket at %s", sock);
+	line = xasprintf("python3 -c \"import socket; s = socket.socket("
+	    "socket.AF_UNIX); s.connect('%s'); print('CONN' + 'ECTED')\"", sock);
+	hostile_branch("unixsock", line);
+	free(line);
+	ok(build("unixsock", NULL, NULL, 60, &bad) == -1 &&
+	    !strstr(bad.log_tail, "CONNECTED"),
+	    "a host Unix socket cannot be reached: %s", bad.error);
+	close(ufd);
+	unlink(sock);
+
+	hostile_branch("bomb", "i=0; while [ $$i -lt 400 ]; do sleep 5 & "
+	    "i=$$((i+1)); done; echo SPAWNED-$$((1+1))");
+	extra.pids_max = 64;
+	ok(build("bomb", NULL, NULL, 60, &bad) == -1 &&
+	    !strstr(bad.log_tail, "SPAWNED-2") &&
+	    (strstr(bad.log_tail, "fork") || strstr(bad.log_tail,
+	    "Resource temporarily unavailable")),
+	    "a fork bomb hits the task limit: %s", bad.error);
+	extra.pids_max = 0;
+
+	hostile_branch("bigfile", "head -c 4194304 /dev/zero > $(O)/big");
+	extra.file_max = 1 << 20;
+	ok(build("bigfile", NULL, NULL, 60, &bad) == -1,
+	    "a file over the size limit fails the build: %s", bad.error);
+	p = xasprintf("%s/linux/kbuild/big", bad.dir);
+	{
+		struct stat st;
+
+		ok(stat(p, &st) == -1 || st.st_size <= (1 << 20),
+		    "the file stopped at the limit (%lld bytes)",
+		    stat(p, &st) == 0 ? (long long)st.st_size : -1LL);
+	}
+	free(p);
+	extra.file_max = 0;
+
+	hostile_branch("fill", "for i in $$(seq 100); do head -c 1048576 "
+	    "/dev/zero > $(O)/f$$i; sleep 0.1; done");
+	extra.output_max = 3 << 20;
+	ok(build("fill", NULL, NULL, 60, &bad) == -1 &&
+	    strstr(bad.error, "output"),
+	    "a build filling its directory is stopped: %s", bad.error);
+	p = xasprintf("du -sk %s/linux/kbuild | cut -f1", bad.dir);
+	s = capture(p);
+	ok(atoll(s) < 40 * 1024, "it stopped well before the end (%s KiB)", s);
+	free(s);
+	free(p);
+	hostile_branch("tmpfill", "head -c 4194304 /dev/zero > /tmp/big");
+	ok(build("tmpfill", NULL, NULL, 60, &bad) == -1,
+	    "the private /tmp is bounded too: %s", bad.error);
+	extra.output_max = 0;
+
+	sh("echo four > four.c && git add four.c && git commit -qm four");
+	ok(build("master", NULL, NULL, 60, &good) == 0,
+	    "a good build after the escapes works (%s)", good.error);
+
+	p = xasprintf("rm -rf %s", vdir);
+	sh(p);
+	free(p);
+	free(secret);
+	free(secdir);
+	free(vdir);
+	free(store);
+	free(sock);
+}
+
 int
 main(void)
 {
@@ -381,6 +571,7 @@ main(void)
 	test_log_parsing();
 	test_sandbox_argv();
 	test_fake_builds();
+	test_escapes();
 
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);

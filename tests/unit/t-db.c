@@ -59,6 +59,25 @@ test_migrations(void)
 	ok(db_exec(db, "SELECT * FROM c") == -1,
 	    "half of the broken migration rolled back");
 	ok(db_exec(db, "SELECT * FROM a") == 0, "earlier tables kept");
+	{
+		struct stat st;
+		char *w = xasprintf("%s-wal", dbp);
+
+		memset(&st, 0, sizeof(st));
+		stat(dbp, &st);
+		ok(st.st_mode && (st.st_mode & 077) == 0,
+		    "a new store is owner-only (mode %o)", st.st_mode & 0777);
+		memset(&st, 0, sizeof(st));
+		stat(w, &st);
+		ok(st.st_mode && (st.st_mode & 077) == 0,
+		    "so is its WAL (mode %o)", st.st_mode & 0777);
+		db_close(db);
+		chmod(dbp, 0644);
+		db = db_open(dbp);
+		ok(db && stat(dbp, &st) == 0 && (st.st_mode & 077) == 0,
+		    "an existing 0644 store is narrowed to 0600 on open");
+		free(w);
+	}
 	db_close(db);
 	ok(db_open("/nonexistent-dir/x.db") == NULL, "unopenable path fails");
 	buf_release(&names);
