@@ -111,6 +111,30 @@ svg_range_fix(struct svg_range *r, int zero, int integer)
 	}
 }
 
+/* Most ticks on an axis: a nice step gives about 4 to 12 of them; more
+   means the step is below the spacing of doubles at these values. */
+#define SVG_MAX_TICKS	32
+
+/*
+ * The ticks of [lo, hi] every step: the first in *t0, the count returned
+ * (at most SVG_MAX_TICKS; 0 when nothing finite fits).  Tick i is
+ * t0 + i * step, computed from i, never accumulated: near 1e18 a step of 50
+ * added to t leaves t unchanged, and a loop on t never ends.
+ */
+static int
+svg_ticks(double lo, double hi, double step, double *t0)
+{
+	double n;
+
+	*t0 = ceil(lo / step) * step;
+	if (!isfinite(*t0) || !isfinite(hi) || !(step > 0))
+		return 0;
+	n = floor((hi + step * 1e-9 - *t0) / step) + 1;
+	if (!isfinite(n) || n < 1)
+		return 0;
+	return n > SVG_MAX_TICKS ? SVG_MAX_TICKS : (int)n;
+}
+
 struct svg_xy {
 	double	 x, y;
 };
@@ -130,10 +154,10 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 	    c->height : 220;
 	double pw = w - SVG_ML - SVG_MR, ph = h - SVG_MT - SVG_MB;
 	struct svg_range xr = { 0, 0, 0 }, yr = { 0, 0, 0 };
-	double step, t, sx, sy;
+	double step, t, t0, sx, sy;
 	char num[32];
 	size_t i, k, npts;
-	int drawn = 0, legend_x;
+	int drawn = 0, legend_x, nt;
 
 	for (i = 0; i < c->nseries; i++) {
 		const struct svg_series *s = &c->series[i];
@@ -176,8 +200,9 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 
 	/* y ticks and grid */
 	step = svg_nice_step(yr.hi - yr.lo, 4);
-	for (t = ceil(yr.lo / step) * step; t <= yr.hi + step * 1e-9;
-	    t += step) {
+	nt = svg_ticks(yr.lo, yr.hi, step, &t0);
+	for (int ti = 0; ti < nt; ti++) {
+		t = t0 + ti * step;
 		svg_num(num, sizeof(num), fabs(t) < step * 1e-9 ? 0 : t);
 		buf_addf(b, "<line class=\"svg-grid\" x1=\"%d\" x2=\"%.1f\" "
 		    "y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
@@ -189,8 +214,9 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 	step = svg_nice_step(xr.hi - xr.lo, 6);
 	if (c->x_integer && step < 1)
 		step = 1;
-	for (t = ceil(xr.lo / step) * step; t <= xr.hi + step * 1e-9;
-	    t += step) {
+	nt = svg_ticks(xr.lo, xr.hi, step, &t0);
+	for (int ti = 0; ti < nt; ti++) {
+		t = t0 + ti * step;
 		svg_num(num, sizeof(num), fabs(t) < step * 1e-9 ? 0 : t);
 		buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
 		    "text-anchor=\"middle\">%s</text>\n", X(t),

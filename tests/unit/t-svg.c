@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "daemon/svg.h"
 #include "lib/buf.h"
@@ -201,6 +204,47 @@ test_line_order(void)
 	buf_release(&b);
 }
 
+/* Per-boot means near 1e18 with a spread of a few hundred: the tick step
+   (about 50) is below half the spacing of doubles there (128), so t += step
+   never moved and the chart grew until memory ran out.  The child gets a
+   few seconds and a memory cap. */
+static void
+test_huge_values(void)
+{
+	static const double x[] = { 1, 2, 3, 4 };
+	static const double y[] = { 1e18, 1e18 + 256, 1e18 + 128, 1e18 };
+	static const double yx[] = { 1e18, 1e18 + 256, 1e18 + 128, 1e18 };
+	static const double ninf[] = { -INFINITY, 1e308, -1e308, 1e-300 };
+	struct svg_series s = { "base", 0, x, y, 4, 1, 0, 1e18 + 64 };
+	struct svg_series sx = { "base", 0, yx, x, 4, 1, 1, NAN };
+	struct svg_series sh = { "base", 0, x, ninf, 4, 1, 1, NAN };
+	struct svg_chart c = { "huge", NULL, NULL, 0, 0, 1, 0, &s, 1, NULL };
+	struct svg_chart cx = { "huge x", NULL, NULL, 0, 0, 0, 0, &sx, 1,
+	    NULL };
+	struct svg_chart ch = { "extremes", NULL, NULL, 0, 0, 0, 0, &sh, 1,
+	    NULL };
+	pid_t pid;
+	int st = 0;
+
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		struct rlimit rl = { 256u << 20, 256u << 20 };
+		struct buf b = BUF_INIT(0);
+
+		setrlimit(RLIMIT_AS, &rl);
+		alarm(10);
+		svg_chart(&b, &c);
+		svg_chart(&b, &cx);
+		svg_chart(&b, &ch);
+		_exit(b.len < (64u << 10) ? 0 : 3);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "means near 1e18 and extreme values: the tick loops end (%s %d)",
+	    WIFSIGNALED(st) ? "signal" : "exit", WIFSIGNALED(st) ?
+	    WTERMSIG(st) : WEXITSTATUS(st));
+}
+
 int
 main(void)
 {
@@ -210,5 +254,6 @@ main(void)
 	test_nan_guard();
 	test_degenerate();
 	test_line_order();
+	test_huge_values();
 	return tap_done();
 }
