@@ -4,6 +4,7 @@
  * scheduler uses.  The SQL is in db_agent.c, the routes in api_agent.c.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,10 @@
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
 
+/* sha256 of AGENT_EXAMPLE_TOKEN, the token etc/agent.conf ships. */
+#define AGENT_EXAMPLE_SHA256 \
+    "e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f"
+
 int
 agent_check_token_sha256(const char *v, struct buf *err)
 {
@@ -29,7 +34,99 @@ agent_check_token_sha256(const char *v, struct buf *err)
 		    "(sha256sum of the token)");
 		return -1;
 	}
+	if (!strcmp(v, AGENT_EXAMPLE_SHA256)) {
+		buf_addstr(err, "token_sha256 is the sha256 of \""
+		    AGENT_EXAMPLE_TOKEN "\", the example token etc/agent.conf "
+		    "ships: give the agent a secret token (head -c 32 "
+		    "/dev/urandom | base64) and put its sha256 here");
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * Failed authentications per client address, in fixed windows of
+ * AGENT_AUTH_WINDOW seconds: past AGENT_AUTH_FAILS failures a client gets
+ * 429 (even with the right token: a guesser must not learn it has found
+ * one) until its window ends.  At most AGENT_AUTH_PEERS addresses are
+ * remembered; when full, the entry whose window started first is reused.
+ * An in-process call (no peer) is not counted.
+ */
+static struct agent_fail {
+	char	 peer[64];
+	time_t	 start;
+	int	 fails;
+} agent_fails[AGENT_AUTH_PEERS];
+static pthread_mutex_t agent_fails_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The entry of peer (created when add); the lock is held. */
+static struct agent_fail *
+agent_fail_find(const char *peer, time_t now, int add)
+{
+	struct agent_fail *oldest = &agent_fails[0];
+
+	for (size_t i = 0; i < AGENT_AUTH_PEERS; i++) {
+		struct agent_fail *f = &agent_fails[i];
+
+		if (f->peer[0] && !strcmp(f->peer, peer)) {
+			if (now - f->start >= AGENT_AUTH_WINDOW) {
+				f->start = now;
+				f->fails = 0;
+			}
+			return f;
+		}
+		if (!f->peer[0] || f->start < oldest->start)
+			oldest = f;
+		if (!f->peer[0])
+			break;
+	}
+	if (!add)
+		return NULL;
+	snprintf(oldest->peer, sizeof(oldest->peer), "%s", peer);
+	oldest->start = now;
+	oldest->fails = 0;
+	return oldest;
+}
+
+/* Seconds peer must wait before trying again, 0 when it may try now. */
+static long
+agent_auth_blocked(const char *peer)
+{
+	time_t now = time(NULL);
+	struct agent_fail *f;
+	long wait = 0;
+
+	if (!peer)
+		return 0;
+	pthread_mutex_lock(&agent_fails_lock);
+	if ((f = agent_fail_find(peer, now, 0)) && f->fails >= AGENT_AUTH_FAILS)
+		wait = (long)(f->start + AGENT_AUTH_WINDOW - now);
+	pthread_mutex_unlock(&agent_fails_lock);
+	return wait > 0 ? wait : 0;
+}
+
+static void
+agent_auth_failed(const char *peer)
+{
+	struct agent_fail *f;
+
+	if (!peer)
+		return;
+	pthread_mutex_lock(&agent_fails_lock);
+	if ((f = agent_fail_find(peer, time(NULL), 1)) && ++f->fails ==
+	    AGENT_AUTH_FAILS)
+		log_warnx("agent: %d failed authentications from %s in %d s: "
+		    "refused for the rest of the window", f->fails, peer,
+		    AGENT_AUTH_WINDOW);
+	pthread_mutex_unlock(&agent_fails_lock);
+}
+
+void
+agent_auth_reset(void)
+{
+	pthread_mutex_lock(&agent_fails_lock);
+	memset(agent_fails, 0, sizeof(agent_fails));
+	pthread_mutex_unlock(&agent_fails_lock);
 }
 
 char *
@@ -60,8 +157,8 @@ same_hex(const char *a, const char *b)
 	return d == 0;
 }
 
-int
-agent_authorize(const struct http_req *req, const char *name,
+static int
+agent_token_check(const struct http_req *req, const char *name,
     struct http_resp *resp)
 {
 	const char *h = http_header(req, "Authorization"), *want, *sub;
@@ -71,6 +168,16 @@ agent_authorize(const struct http_req *req, const char *name,
 	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0 || h[7] == '\0') {
 		http_reply_error(resp, 401, "Authorization: a bearer token is "
 		    "required");
+		return -1;
+	}
+	if (!strcmp(h + 7, AGENT_EXAMPLE_TOKEN)) {
+		log_warnx("agent: %s%s%s from %s presented the example token "
+		    "\"%s\": refused", name ? "\"" : "", name ? name :
+		    "an agent", name ? "\"" : "", req->peer ? req->peer :
+		    "(in-process)", AGENT_EXAMPLE_TOKEN);
+		http_reply_error(resp, 403, "Authorization: \"%s\" is the "
+		    "example token from etc/agent.conf and is never accepted; "
+		    "give the agent a secret token", AGENT_EXAMPLE_TOKEN);
 		return -1;
 	}
 	sha256_hex(h + 7, strlen(h + 7), got);
@@ -95,6 +202,28 @@ agent_authorize(const struct http_req *req, const char *name,
 	}
 	http_reply_error(resp, 403, "Authorization: token of no configured "
 	    "agent");
+	return -1;
+}
+
+int
+agent_authorize(const struct http_req *req, const char *name,
+    struct http_resp *resp)
+{
+	long wait = agent_auth_blocked(req->peer);
+
+	if (wait > 0) {
+		char s[24];
+
+		snprintf(s, sizeof(s), "%ld", wait);
+		http_resp_header(resp, "Retry-After", s);
+		http_reply_error(resp, 429, "Authorization: too many failed "
+		    "attempts from %s (%d in %d s); retry in %ld s", req->peer,
+		    AGENT_AUTH_FAILS, AGENT_AUTH_WINDOW, wait);
+		return -1;
+	}
+	if (agent_token_check(req, name, resp) == 0)
+		return 0;
+	agent_auth_failed(req->peer);
 	return -1;
 }
 

@@ -19,6 +19,14 @@
 
 #include "lib/buf.h"
 
+/* The token etc/agent.conf ships as an example: never accepted, and its
+   sha256 is refused as a configured token_sha256. */
+#define AGENT_EXAMPLE_TOKEN	"change-me"
+/* Failed agent authentications allowed per client address and window. */
+#define AGENT_AUTH_FAILS	10
+#define AGENT_AUTH_WINDOW	60
+#define AGENT_AUTH_PEERS	1024
+
 struct db;
 struct http_req;
 struct http_resp;
@@ -72,10 +80,15 @@ char	*agent_class(const json_t *topology);
 
 /*
  * Checks the request's bearer token against agent `name` (NULL: any
- * configured agent).  0, or -1 with 401/403 in resp naming the problem.
+ * configured agent).  0, or -1 with 401/403 in resp naming the problem
+ * (the example token AGENT_EXAMPLE_TOKEN is always refused, and logged),
+ * or 429 with Retry-After once the client address has failed
+ * AGENT_AUTH_FAILS times in its AGENT_AUTH_WINDOW.
  */
 int	agent_authorize(const struct http_req *, const char *name,
 	    struct http_resp *);
+/* For tests: forgets every failed authentication. */
+void	agent_auth_reset(void);
 
 /* Config check for [agent "NAME"] token_sha256. */
 int	agent_check_token_sha256(const char *value, struct buf *err);
