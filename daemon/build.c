@@ -9,6 +9,7 @@
  * mtimes preserved, so kbuild recompiles exactly what the series touched.
  * Hard links make the copy of 85k files take seconds and no space.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -38,7 +39,7 @@
 
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t build_cond = PTHREAD_COND_INITIALIZER;
-static int build_slots = 1, build_busy;
+static int build_slots = 1, build_busy, build_gc_running;
 /* Keys being built by some thread right now (guarded by build_lock). */
 #define BUILD_MAX_ACTIVE 64
 static char build_active[BUILD_MAX_ACTIVE][65];
@@ -90,7 +91,7 @@ static void
 build_slot_get(void)
 {
 	pthread_mutex_lock(&build_lock);
-	while (build_busy >= build_slots)
+	while (build_busy >= build_slots || build_gc_running)
 		pthread_cond_wait(&build_cond, &build_lock);
 	build_busy++;
 	pthread_mutex_unlock(&build_lock);
@@ -730,6 +731,8 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 
 		/* A cache hit: nothing to do but report what is there. */
 		if (buf_read_file(&d, done) == 0 && d.len >= 64) {
+			/* used now: the cache's LRU order */
+			utimensat(AT_FDCWD, done, NULL, 0);
 			memcpy(res->sha256, d.data, 64);
 			res->cache_hit = 1;
 			res->seconds = build_now() - start;
@@ -775,6 +778,13 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 			goto out;
 		}
 	}
+	/* Which export the tree links, for the cache's garbage collection. */
+	free(s);
+	s = xasprintf("%s/source", res->dir);
+	buf_write_file(s, spec->base_commit ? spec->base_commit : spec->commit,
+	    40);
+	free(s);
+	s = NULL;
 
 	if (spec->base_commit) {
 		char *base_kbuild;
@@ -1069,5 +1079,282 @@ out:
 	free(kconf);
 	free(steps_file);
 	free(s);
+	return rc;
+}
+
+/* ---- cache garbage collection ---------------------------------------- */
+
+struct build_gc_entry {
+	char	 key[65];
+	char	 source[41];		/* export its tree links, or "" */
+	time_t	 used;
+	long long bytes;		/* its own bytes */
+	int	 has_tree;
+};
+
+static __thread int build_gc_own;	/* count only files with one link */
+
+static int
+build_gc_du_one(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (!build_gc_own || flag != FTW_F || st->st_nlink == 1)
+		build_du_sum += (long long)st->st_blocks * 512;
+	return 0;
+}
+
+static long long
+build_gc_du(const char *path, int own)
+{
+	build_du_sum = 0;
+	build_gc_own = own;
+	nftw(path, build_gc_du_one, 16, FTW_PHYS | FTW_MOUNT);
+	return build_du_sum;
+}
+
+/* Files under path that have other links (a tree still links the export). */
+static __thread int build_gc_linked;
+
+static int
+build_gc_link_one(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F && st->st_nlink > 1) {
+		build_gc_linked = 1;
+		return 1;		/* stop the walk */
+	}
+	return 0;
+}
+
+static int
+build_gc_is_key(const char *name)
+{
+	return strlen(name) == 64 && strspn(name, "0123456789abcdef") == 64;
+}
+
+static int
+build_gc_cmp(const void *a, const void *b)
+{
+	const struct build_gc_entry *x = a, *y = b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* Reads <cache>/b into entries (malloc'd); the bytes of src/ in *src. */
+static int
+build_gc_scan(const char *cache, struct build_gc_entry **out, size_t *n)
+{
+	char *bdir = xasprintf("%s/b", cache);
+	DIR *d = opendir(bdir);
+	struct dirent *de;
+	size_t alloc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d) {
+		free(bdir);
+		return errno == ENOENT ? 0 : error("build: cache %s: %s", cache,
+		    strerror(errno));
+	}
+	while ((de = readdir(d))) {
+		struct build_gc_entry *e;
+		struct stat st;
+		char *p;
+
+		if (!build_gc_is_key(de->d_name))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 32;
+			*out = xrealloc(*out, alloc * sizeof(**out));
+		}
+		e = &(*out)[*n];
+		memset(e, 0, sizeof(*e));
+		memcpy(e->key, de->d_name, 65);
+		p = xasprintf("%s/%s/done", bdir, e->key);
+		if (stat(p, &st) == 0)
+			e->used = st.st_mtime;
+		else {
+			free(p);
+			p = xasprintf("%s/%s", bdir, e->key);
+			if (lstat(p, &st) == -1 || !S_ISDIR(st.st_mode)) {
+				free(p);
+				continue;
+			}
+			e->used = st.st_mtime;
+		}
+		free(p);
+		p = xasprintf("%s/%s/linux", bdir, e->key);
+		e->has_tree = build_exists(p);
+		free(p);
+		p = xasprintf("%s/%s/source", bdir, e->key);
+		{
+			struct buf b = BUF_INIT(64);
+
+			if (buf_read_file(&b, p) == 0 && b.len == 40 &&
+			    strspn(b.data, "0123456789abcdef") == 40)
+				memcpy(e->source, b.data, 41);
+			buf_release(&b);
+		}
+		free(p);
+		p = xasprintf("%s/%s", bdir, e->key);
+		e->bytes = build_gc_du(p, 1);
+		free(p);
+		(*n)++;
+	}
+	closedir(d);
+	free(bdir);
+	qsort(*out, *n, sizeof(**out), build_gc_cmp);
+	return 0;
+}
+
+static int
+build_gc_kept(const char *key, const char *const *keep, size_t nkeep)
+{
+	for (size_t i = 0; i < nkeep; i++)
+		if (keep[i] && !strcmp(keep[i], key))
+			return 1;
+	return 0;
+}
+
+/* Evicts one build (its flock held).  Returns the bytes it freed. */
+static long long
+build_gc_evict(const char *cache, struct build_gc_entry *e, int kept)
+{
+	static const char *const arts[] = { "bzImage", "System.map", "config",
+	    "build.log" };
+	char *dir = xasprintf("%s/b/%s", cache, e->key);
+	long long before = e->bytes;
+	DIR *d;
+	struct dirent *de;
+
+	if (!kept)
+		build_rm_rf(dir);
+	else if ((d = opendir(dir))) {
+		while ((de = readdir(d))) {
+			int art = 0;
+			char *p;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			for (size_t i = 0; i < sizeof(arts) / sizeof(arts[0]); i++)
+				if (!strcmp(de->d_name, arts[i]))
+					art = 1;
+			if (art)
+				continue;
+			p = xasprintf("%s/%s", dir, de->d_name);
+			build_rm_rf(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	e->bytes = kept ? build_gc_du(dir, 1) : 0;
+	e->has_tree = 0;
+	free(dir);
+	return before - e->bytes;
+}
+
+/* Removes the exports no remaining tree links; the bytes freed. */
+static long long
+build_gc_sources(const char *cache, const struct build_gc_entry *e, size_t n,
+    int *removed)
+{
+	char *sdir = xasprintf("%s/src", cache);
+	DIR *d = opendir(sdir);
+	struct dirent *de;
+	long long freed = 0;
+
+	while (d && (de = readdir(d))) {
+		int used = 0;
+		char *p;
+
+		if (strlen(de->d_name) != 40 ||
+		    strspn(de->d_name, "0123456789abcdef") != 40)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (e[i].has_tree && (!e[i].source[0] ||
+			    !strcmp(e[i].source, de->d_name)))
+				used = 1;	/* unknown source: maybe */
+		if (used)
+			continue;
+		p = xasprintf("%s/%s", sdir, de->d_name);
+		/* a tree of another process (or of an old daemon) links it */
+		build_gc_linked = 0;
+		nftw(p, build_gc_link_one, 16, FTW_PHYS | FTW_MOUNT);
+		if (!build_gc_linked) {
+			freed += build_gc_du(p, 0);
+			build_rm_rf(p);
+			(*removed)++;
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(sdir);
+	return freed;
+}
+
+int
+build_cache_gc(const char *cache, long long max, const char *const *keep,
+    size_t nkeep, struct build_gc_stats *gs)
+{
+	struct build_gc_entry *e = NULL;
+	char *src = xasprintf("%s/src", cache);
+	long long total, srcb;
+	size_t n = 0;
+	int rc = -1;
+
+	memset(gs, 0, sizeof(*gs));
+	pthread_mutex_lock(&build_lock);
+	while (build_gc_running || build_busy > 0)
+		pthread_cond_wait(&build_cond, &build_lock);
+	build_gc_running = 1;
+	pthread_mutex_unlock(&build_lock);
+	pthread_mutex_lock(&build_export_lock);
+
+	if (build_gc_scan(cache, &e, &n) != 0)
+		goto out;
+	srcb = build_exists(src) ? build_gc_du(src, 0) : 0;
+	total = srcb;
+	for (size_t i = 0; i < n; i++)
+		total += e[i].bytes;
+	gs->before = total;
+	for (size_t i = 0; i < n && total > max; i++) {
+		int kept = build_gc_kept(e[i].key, keep, nkeep), fd;
+		char *lock;
+
+		if (kept && !e[i].has_tree)
+			continue;		/* only its artifacts are left */
+		lock = xasprintf("%s/b/%s.lock", cache, e[i].key);
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		free(lock);
+		if (fd == -1 || flock(fd, LOCK_EX | LOCK_NB) == -1) {
+			gs->busy++;
+			if (fd != -1)
+				close(fd);
+			continue;
+		}
+		total -= build_gc_evict(cache, &e[i], kept);
+		if (kept)
+			gs->trees_evicted++;
+		else
+			gs->builds_removed++;
+		close(fd);
+		/* A source no tree links any more is freed as well. */
+		total -= build_gc_sources(cache, e, n, &gs->sources_removed);
+	}
+	gs->after = total;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&build_export_lock);
+	pthread_mutex_lock(&build_lock);
+	build_gc_running = 0;
+	pthread_cond_broadcast(&build_cond);
+	pthread_mutex_unlock(&build_lock);
+	free(e);
+	free(src);
 	return rc;
 }

@@ -116,6 +116,31 @@ int	build_spec_key(const struct build_spec *, char out[65], struct buf *err);
 int	build_run(const struct build_spec *, const struct build_opts *,
 	    struct build_result *res);
 
+/*
+ * Cache garbage collection under a size budget.  The cache's size is the
+ * bytes of every build directory that are its own (files not hard-linked
+ * from an exported source) plus every exported source (src/<commit>).
+ * While it is over max, build trees are evicted least recently used first
+ * (a build is used when it is built or hit; its "done" file's mtime):
+ * a build whose key is in keep (the store still has a row for it, so a
+ * result page may open it) keeps bzImage, System.map, config and
+ * build.log and loses the rest (its tree, its "done": a later build of
+ * the key starts over); any other build is removed whole.  An exported
+ * source is removed once no remaining tree links it.  A build being built
+ * or locked by another process is skipped.  Blocks new builds while it
+ * runs.  0, or -1 when the cache cannot be read (logged).
+ */
+struct build_gc_stats {
+	long long before, after;	/* bytes */
+	int	 trees_evicted;		/* artifacts kept */
+	int	 builds_removed;	/* removed whole */
+	int	 sources_removed;
+	int	 busy;			/* skipped: in use */
+};
+
+int	build_cache_gc(const char *cache_dir, long long max,
+	    const char *const *keep, size_t nkeep, struct build_gc_stats *);
+
 /* Progress from a build log: count of compiler lines ("  CC ", "  AS ",
    "  LD ", ...).  Exposed for tests. */
 int	build_count_steps(const char *log, size_t len);

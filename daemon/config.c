@@ -130,6 +130,9 @@ const struct config_key config_keys[] = {
 	{ "build", "mem_max", CONFIG_SIZE, "8G", check_positive, 0 },
 	{ "build", "file_max", CONFIG_SIZE, "4G", check_positive, 0 },
 	{ "build", "output_max", CONFIG_SIZE, "32G", check_positive, 0 },
+	/* Size budget of the build cache, collected after each build
+	   (build.h build_cache_gc); 0: no budget. */
+	{ "build", "cache_max", CONFIG_SIZE, "100G", NULL, 0 },
 
 	/* ---- [agent "NAME"], [agents] (agents) ---- */
 	/* sha256sum of the agent's bearer token (the token itself is never

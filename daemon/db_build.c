@@ -254,6 +254,36 @@ db_build_get_key(struct db *db, const char *key, struct db_build *b)
 }
 
 int
+db_build_keys(struct db *db, char ***keys, size_t *n)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT key FROM builds ORDER BY id");
+	size_t alloc = 0;
+	int r;
+
+	*keys = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			*keys = xrealloc(*keys, alloc * sizeof(**keys));
+		}
+		(*keys)[(*n)++] = db_col_dup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE) {
+		for (size_t i = 0; i < *n; i++)
+			free((*keys)[i]);
+		free(*keys);
+		*keys = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int
 db_build_series_set(struct db *db, int64_t series_id, const char *tree,
     const char *base_commit, const char *base_kind, const char *base_reason,
     const char *patched_commit, const char *ref, const int *counters,

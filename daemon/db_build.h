@@ -65,6 +65,9 @@ int	 db_build_finish(struct db *, int64_t id, const char *state,
 /* 0 found, 1 not found, -1 error. */
 int	 db_build_get(struct db *, int64_t id, struct db_build *);
 int	 db_build_get_key(struct db *, const char *key, struct db_build *);
+/* Every build key the store knows (results may still open their
+   artifacts): a malloc'd array of malloc'd strings.  0 or -1. */
+int	 db_build_keys(struct db *, char ***keys, size_t *n);
 
 /*
  * Stores the apply stage's decision for a series (replacing an earlier

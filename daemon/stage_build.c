@@ -314,6 +314,42 @@ out:
 	return rc;
 }
 
+/* Keeps the build cache under [build] cache_max (see build_cache_gc). */
+static void
+stage_build_gc(struct stage_ctx *ctx)
+{
+	long long max = config_int(&app.cfg, "build", NULL, "cache_max");
+	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	struct build_gc_stats gs;
+	char **keys = NULL, *cache;
+	size_t n = 0;
+
+	if (max <= 0)
+		return;
+	if (db_build_keys(ctx->db, &keys, &n) != 0) {
+		log_warnx("build cache: cannot list the store's builds; not "
+		    "collected");
+		return;
+	}
+	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
+	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
+	if (build_cache_gc(cache, max, (const char *const *)keys, n, &gs) == 0 &&
+	    (gs.trees_evicted || gs.builds_removed || gs.sources_removed))
+		log_info("build cache %s: %lld -> %lld MiB (budget %lld MiB): "
+		    "%d trees evicted, %d builds and %d sources removed, %d "
+		    "in use", cache, gs.before >> 20, gs.after >> 20, max >> 20,
+		    gs.trees_evicted, gs.builds_removed, gs.sources_removed,
+		    gs.busy);
+	else if (gs.after > max)
+		log_warnx("build cache %s: %lld MiB, over its budget of %lld "
+		    "MiB with nothing left to evict", cache, gs.after >> 20,
+		    max >> 20);
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	free(cache);
+}
+
 int
 stage_build(struct stage_ctx *ctx)
 {
@@ -376,6 +412,8 @@ stage_build(struct stage_ctx *ctx)
 	    patched_id);
 	rc = STAGE_OK;
 out:
+	if (rc != STAGE_WAIT && have_sb)
+		stage_build_gc(ctx);
 	if (have_sb)
 		db_series_build_release(&sb);
 	tree_conf_release(&tc);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -552,6 +554,130 @@ test_escapes(void)
 	free(sock);
 }
 
+/* A synthetic cache: two exports, four builds of 300 KiB trees each. */
+static const char gc_c1[] = "1111111111111111111111111111111111111111";
+static const char gc_c2[] = "2222222222222222222222222222222222222222";
+
+static char *
+gc_key(int i)
+{
+	return xasprintf("%064d", i);
+}
+
+static void
+gc_make_build(const char *gc, int i, const char *src, int age)
+{
+	char *k = gc_key(i);
+	char *cmd = xasprintf("d=%s/b/%s && mkdir -p $d/linux/kbuild && "
+	    "cp -al %s/src/%s/. $d/linux/ && "
+	    "head -c 307200 /dev/urandom > $d/linux/kbuild/vmlinux.o && "
+	    "echo bz > $d/bzImage && echo map > $d/System.map && "
+	    "echo cfg > $d/config && echo log > $d/build.log && "
+	    "printf %%s %s > $d/source && echo sha > $d/done && "
+	    "touch -d @$(($(date +%%s) - %d)) $d/done", gc, k, gc, src, src,
+	    age);
+
+	sh(cmd);
+	free(cmd);
+	free(k);
+}
+
+static int
+gc_has(const char *gc, int i, const char *what)
+{
+	char *k = gc_key(i), *p = xasprintf("%s/b/%s%s%s", gc, k, what ? "/" :
+	    "", what ? what : "");
+	int r = access(p, F_OK) == 0;
+
+	free(p);
+	free(k);
+	return r;
+}
+
+static void
+test_cache_gc(void)
+{
+	char *gc = xasprintf("%s/gc-cache", dir), *p, *k1, *k2, *k3;
+	const char *keep[3];
+	struct build_gc_stats gs;
+	long long budget;
+	int lfd, rc;
+
+	p = xasprintf("mkdir -p %s/src/%s %s/src/%s %s/b && "
+	    "for c in %s %s; do for f in a b c; do head -c 102400 "
+	    "/dev/urandom > %s/src/$c/$f; done; done", gc, gc_c1, gc, gc_c2,
+	    gc, gc_c1, gc_c2, gc);
+	ok(sh(p) == 0, "fixture: a cache with two exported sources");
+	free(p);
+	gc_make_build(gc, 1, gc_c1, 400);	/* kept, old */
+	gc_make_build(gc, 2, gc_c2, 300);	/* no result: removed whole */
+	gc_make_build(gc, 3, gc_c1, 100);	/* kept, recent */
+	gc_make_build(gc, 4, gc_c1, 500);	/* oldest, but in use */
+	k1 = gc_key(1);
+	k2 = gc_key(2);
+	k3 = gc_key(3);
+	keep[0] = k1;
+	keep[1] = k3;
+	keep[2] = "ffff";
+	p = xasprintf("%s/b/%s.lock", gc, "0000000000000000000000000000000000"
+	    "000000000000000000000000000004");
+	lfd = open(p, O_RDWR | O_CREAT, 0644);
+	ok(lfd != -1 && flock(lfd, LOCK_EX) == 0, "fixture: build 4 is locked "
+	    "by another process");
+	free(p);
+
+	rc = build_cache_gc(gc, 1LL << 40, keep, 3, &gs);
+	ok(rc == 0 && gs.before > 6 * 307200 && gs.after == gs.before &&
+	    gs.trees_evicted + gs.builds_removed == 0,
+	    "under its budget nothing goes (%lld bytes)", gs.before);
+	budget = gs.before - 700 * 1024;
+	ok(build_cache_gc(gc, budget, keep, 3, &gs) == 0,
+	    "collect down to %lld bytes", budget);
+	ok(gs.after <= budget && gs.after < gs.before,
+	    "the cache is under its budget (%lld -> %lld)", gs.before,
+	    gs.after);
+	is_int(gs.busy, 1, "the build in use is skipped");
+	ok(gc_has(gc, 4, "linux/kbuild/vmlinux.o") && gc_has(gc, 4, "done"),
+	    "and left whole");
+	ok(!gc_has(gc, 1, "linux") && !gc_has(gc, 1, "done") &&
+	    gc_has(gc, 1, "bzImage") && gc_has(gc, 1, "System.map") &&
+	    gc_has(gc, 1, "config") && gc_has(gc, 1, "build.log"),
+	    "the least recently used build a result references loses its "
+	    "tree, keeps bzImage, System.map, config, build.log");
+	ok(!gc_has(gc, 2, NULL), "an unreferenced build is removed whole");
+	ok(gc_has(gc, 3, "linux/kbuild/vmlinux.o") && gc_has(gc, 3, "done"),
+	    "the most recently used build is untouched");
+	p = xasprintf("%s/src/%s/a", gc, gc_c1);
+	ok(access(p, F_OK) == 0, "a source the remaining trees link stays");
+	free(p);
+	p = xasprintf("%s/src/%s", gc, gc_c2);
+	ok(access(p, F_OK) == -1, "one no tree links any more is removed");
+	free(p);
+	is_int(gs.trees_evicted * 10 + gs.builds_removed, 11,
+	    "one tree evicted, one build removed");
+
+	close(lfd);
+	ok(build_cache_gc(gc, 0, keep, 3, &gs) == 0 && gs.busy == 0,
+	    "collect everything");
+	ok(gc_has(gc, 3, "bzImage") && !gc_has(gc, 3, "linux") &&
+	    gc_has(gc, 1, "bzImage") && !gc_has(gc, 4, NULL),
+	    "only the referenced artifacts are left");
+	p = xasprintf("ls %s/src | wc -l", gc);
+	{
+		char *n = capture(p);
+
+		is_str(n, "0", "no source is left");
+		free(n);
+	}
+	free(p);
+	ok(gs.after < 16 * 4096, "the cache is down to the artifacts (%lld "
+	    "bytes)", gs.after);
+	free(k1);
+	free(k2);
+	free(k3);
+	free(gc);
+}
+
 int
 main(void)
 {
@@ -572,6 +698,7 @@ main(void)
 	test_sandbox_argv();
 	test_fake_builds();
 	test_escapes();
+	test_cache_gc();
 
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
