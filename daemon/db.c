@@ -170,6 +170,17 @@ db_migration_files(const char *dir, char ***out, size_t *n)
 	}
 	closedir(d);
 	qsort(v, k, sizeof(*v), db_migration_cmp);
+	/* two files with one number: the second would be skipped silently
+	   (user_version already says applied), so refuse both */
+	for (size_t i = 1; i < k; i++)
+		if (atoi(v[i]) == atoi(v[i - 1])) {
+			error("db: schema %s and %s share the number %04d; "
+			    "renumber one", v[i - 1], v[i], atoi(v[i]));
+			while (k--)
+				free(v[k]);
+			free(v);
+			return -1;
+		}
 	*out = v;
 	*n = k;
 	return 0;

@@ -78,6 +78,19 @@ test_migrations(void)
 		    "an existing 0644 store is narrowed to 0600 on open");
 		free(w);
 	}
+	/* two branches that both took number 0003: refused, not skipped */
+	p = xasprintf("%s/0003-c.sql", sdir);
+	write_file(p, "CREATE TABLE c (z INTEGER);\n");
+	free(p);
+	p = xasprintf("%s/0003-d.sql", sdir);
+	write_file(p, "CREATE TABLE d (w INTEGER);\n");
+	free(p);
+	is_int(db_migrate(db, sdir), -1, "two migrations with one number: refused");
+	is_int(db_pending(db, sdir, NULL), -1, "and -n says so too");
+	is_int(db_user_version(db), 2, "nothing applied");
+	p = xasprintf("%s/0003-d.sql", sdir);
+	unlink(p);
+	free(p);
 	db_close(db);
 	ok(db_open("/nonexistent-dir/x.db") == NULL, "unopenable path fails");
 	buf_release(&names);
