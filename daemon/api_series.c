@@ -59,6 +59,9 @@ api_series_json(struct db *db, const struct db_series *s, int full)
 	json_object_set_new(o, "rest", jstr(s->rest));
 	json_object_set_new(o, "error", jstr(s->error));
 	json_object_set_new(o, "source", jstr(s->source));
+	/* where it came from: "url", "upload", or "watch NAME" */
+	json_object_set_new(o, "origin", json_string(s->origin ? s->origin :
+	    s->source && !strcmp(s->source, "upload") ? "upload" : "url"));
 	json_object_set_new(o, "lore_base", jstr(s->lore_base));
 	json_object_set_new(o, "msgid", jstr(s->msgid));
 	json_object_set_new(o, "requested_version", s->req_version ?

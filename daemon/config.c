@@ -104,6 +104,19 @@ const struct config_key config_keys[] = {
 	   in lore.h; only the allowlist is configuration. */
 	{ "lore", "allow", CONFIG_LIST, NULL, check_http_url, 0 },
 
+	/* ---- [watch "NAME"] (daemon/watch.c: watched lists) ---- */
+	/* A lore base on the [lore] allowlist and a list there; its
+	   new.atom is polled every poll seconds.  A series is submitted
+	   when it changes one of the paths (a name ending in '/' is a
+	   directory), at most per_day a day, with this priority (lower
+	   runs first; interactive submissions carry 0). */
+	{ "watch", "lore", CONFIG_STR, NULL, check_http_url, 1 },
+	{ "watch", "list", CONFIG_STR, NULL, NULL, 1 },
+	{ "watch", "path", CONFIG_LIST, NULL, NULL, 1 },
+	{ "watch", "poll", CONFIG_INT, "300", check_positive, 1 },
+	{ "watch", "per_day", CONFIG_INT, "20", check_positive, 1 },
+	{ "watch", "priority", CONFIG_INT, "5", NULL, 1 },
+
 	/* ---- [tree "NAME"], [build] (trees and builds) ---- */
 	/* A git URL fetched with the git CLI into path (default
 	   <data>/trees/NAME.git), or just a local repository path. */

@@ -351,7 +351,7 @@ db_series_insert(struct db *db, const struct db_series_req *r, int64_t *id)
 	"cover_body, cover_msgid, change_id, base_commit, author, email, " \
 	"versions, submitted, updated, upload IS NOT NULL, rest, " \
 	"COALESCE(cover_subject, (SELECT subject FROM patches p WHERE " \
-	"p.series_id = series.id ORDER BY counter LIMIT 1))"
+	"p.series_id = series.id ORDER BY counter LIMIT 1)), origin"
 
 static void
 db_series_from_row(sqlite3_stmt *st, struct db_series *s)
@@ -382,6 +382,7 @@ db_series_from_row(sqlite3_stmt *st, struct db_series *s)
 	s->has_upload = sqlite3_column_int(st, 22);
 	s->rest = db_col_dup(st, 23);
 	s->title = db_col_dup(st, 24);
+	s->origin = db_col_dup(st, 25);
 }
 
 static void
@@ -412,6 +413,7 @@ db_series_release(struct db_series *s)
 		db_patch_release(&s->patches[i]);
 	free(s->patches);
 	free(s->source);
+	free(s->origin);
 	free(s->lore_base);
 	free(s->lore_list);
 	free(s->msgid);

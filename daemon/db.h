@@ -81,6 +81,7 @@ struct db_series {
 	int	 has_upload;
 	char	*rest;			/* why it rests here, or NULL */
 	char	*title;			/* cover subject, else patch 1's */
+	char	*origin;		/* "watch NAME", or NULL: submitted */
 	struct db_patch *patches;	/* only from db_series_get(.., 1) */
 	size_t	 npatches;
 };

@@ -25,6 +25,7 @@
 #include "daemon/db.h"
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
+#include "daemon/watch.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -115,7 +116,7 @@ main(int argc, char **argv)
 		    cfgfile ? cfgfile : "(embedded)");
 		goto out;
 	}
-	if (app_setup(!check, &err) < 0) {
+	if (app_setup(!check, &err) < 0 || watch_check(&app.cfg, &err) < 0) {
 		fputs(err.data, stderr);
 		goto out;
 	}
@@ -164,7 +165,9 @@ main(int argc, char **argv)
 	ho.timeout = config_int(&app.cfg, "http", NULL, "timeout");
 	kperfcid_nofile(ho.max_connections);
 	srv = http_start(&ho);
-	if (!srv) {
+	if (!srv || watch_start() < 0) {
+		if (srv)
+			http_stop(srv);
 		pipeline_stop();
 		goto out;
 	}
@@ -180,6 +183,7 @@ main(int argc, char **argv)
 	}
 	log_info("signal %d: stopping", sig);
 	app.stop = 1;
+	watch_stop();
 	http_stop(srv);
 	pipeline_stop();
 	curl_global_cleanup();

@@ -507,40 +507,34 @@ out:
 	return ret;
 }
 
-int
-lore_fetch_thread_allow(const char *base, const char *list, const char *msgid,
-    const char *const *allow, size_t nallow, struct buf *out_mbox,
-    struct buf *err)
+/*
+ * GETs url into body (reset first), following redirects only to URLs under
+ * one of bases.  Returns 0 on HTTP 200, 1 on 404/410 (nothing there), -1
+ * with err on anything else.
+ */
+static int
+lore_get(const char *url0, const char *const *bases, size_t nbases,
+    struct buf *body, struct buf *err)
 {
-	const char **bases = xcalloc(nallow + 1, sizeof(*bases));
-	struct buf url = BUF_INIT(8192), gz = BUF_INIT(LORE_MAX_BYTES);
-	struct buf inflated = BUF_INIT(LORE_MAX_BYTES);
+	struct buf url = BUF_INIT(8192);
 	char cerr[CURL_ERROR_SIZE];
 	CURL *c = NULL;
-	size_t i;
 	int hops, ret = -1;
 
-	bases[0] = base;
-	for (i = 0; i < nallow; i++)
-		bases[i + 1] = allow[i];
-	if (lore_check_msgid(msgid, err) < 0)
-		goto out;
-	buf_addf(&url, "%s%s%s/", base, base[strlen(base) - 1] == '/' ? "" : "/", list);
-	lore_escape_msgid(&url, msgid);
-	buf_addstr(&url, "/t.mbox.gz");
-	if (lore_check_allowed(url.data, bases, nallow + 1, err) < 0)
+	buf_addstr(&url, url0);
+	if (lore_check_allowed(url.data, bases, nbases, err) < 0)
 		goto out;
 	if (!(c = curl_easy_init())) {
 		buf_addstr(err, "curl_easy_init failed");
 		goto out;
 	}
 	for (hops = 0;; hops++) {
-		struct lore_sink sink = { &gz, 0 };
+		struct lore_sink sink = { body, 0 };
 		long code = 0;
 		char *loc = NULL;
 		CURLcode cr;
 
-		buf_reset(&gz);
+		buf_reset(body);
 		curl_easy_reset(c);
 		curl_easy_setopt(c, CURLOPT_URL, url.data);
 		curl_easy_setopt(c, CURLOPT_USERAGENT, LORE_USER_AGENT);
@@ -569,6 +563,8 @@ lore_fetch_thread_allow(const char *base, const char *list, const char *msgid,
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 		if (code == 301 || code == 302 || code == 303 || code == 307 ||
 		    code == 308) {
+			struct buf why = BUF_INIT(4096);
+
 			curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &loc);
 			if (!loc) {
 				buf_addf(err, "lore answered HTTP %ld without a "
@@ -580,22 +576,19 @@ lore_fetch_thread_allow(const char *base, const char *list, const char *msgid,
 				    LORE_MAX_REDIRECTS, url.data);
 				goto out;
 			}
-			{
-				struct buf why = BUF_INIT(4096);
-				if (lore_check_allowed(loc, bases, nallow + 1, &why) < 0) {
-					buf_addf(err, "redirect to %.300s refused: %s",
-					    loc, why.data);
-					buf_release(&why);
-					goto out;
-				}
+			if (lore_check_allowed(loc, bases, nbases, &why) < 0) {
+				buf_addf(err, "redirect to %.300s refused: %s",
+				    loc, why.data);
 				buf_release(&why);
+				goto out;
 			}
+			buf_release(&why);
 			buf_reset(&url);
 			buf_addstr(&url, loc);
 			continue;
 		}
 		if (code == 404 || code == 410) {
-			buf_addf(err, "lore has no message <%s> at %s", msgid, base);
+			ret = 1;
 			goto out;
 		}
 		if (code != 200) {
@@ -605,6 +598,54 @@ lore_fetch_thread_allow(const char *base, const char *list, const char *msgid,
 		}
 		break;
 	}
+	ret = 0;
+out:
+	if (c)
+		curl_easy_cleanup(c);
+	buf_release(&url);
+	return ret;
+}
+
+/* bases[0] = base, then allow[]: the caller frees the array. */
+static const char **
+lore_bases(const char *base, const char *const *allow, size_t nallow)
+{
+	const char **bases = xcalloc(nallow + 1, sizeof(*bases));
+
+	bases[0] = base;
+	for (size_t i = 0; i < nallow; i++)
+		bases[i + 1] = allow[i];
+	return bases;
+}
+
+static void
+lore_list_url(struct buf *url, const char *base, const char *list)
+{
+	buf_addf(url, "%s%s%s/", base, base[strlen(base) - 1] == '/' ? "" : "/",
+	    list);
+}
+
+int
+lore_fetch_thread_allow(const char *base, const char *list, const char *msgid,
+    const char *const *allow, size_t nallow, struct buf *out_mbox,
+    struct buf *err)
+{
+	const char **bases = lore_bases(base, allow, nallow);
+	struct buf url = BUF_INIT(8192), gz = BUF_INIT(LORE_MAX_BYTES);
+	struct buf inflated = BUF_INIT(LORE_MAX_BYTES);
+	int r, ret = -1;
+
+	if (lore_check_msgid(msgid, err) < 0)
+		goto out;
+	lore_list_url(&url, base, list);
+	lore_escape_msgid(&url, msgid);
+	buf_addstr(&url, "/t.mbox.gz");
+	if ((r = lore_get(url.data, bases, nallow + 1, &gz, err)) != 0) {
+		if (r == 1)
+			buf_addf(err, "lore has no message <%s> at %s", msgid,
+			    base);
+		goto out;
+	}
 	if (lore_inflate(&gz, &inflated, url.data, err) < 0)
 		goto out;
 	if (buf_add(out_mbox, inflated.data, inflated.len) < 0) {
@@ -613,13 +654,30 @@ lore_fetch_thread_allow(const char *base, const char *list, const char *msgid,
 	}
 	ret = 0;
 out:
-	if (c)
-		curl_easy_cleanup(c);
 	buf_release(&url);
 	buf_release(&gz);
 	buf_release(&inflated);
 	free(bases);
 	return ret;
+}
+
+int
+lore_fetch_atom(const char *base, const char *list,
+    const char *const *allow, size_t nallow, struct buf *out,
+    struct buf *err)
+{
+	const char **bases = lore_bases(base, allow, nallow);
+	struct buf url = BUF_INIT(8192);
+	int r;
+
+	lore_list_url(&url, base, list);
+	buf_addstr(&url, "new.atom");
+	r = lore_get(url.data, bases, nallow + 1, out, err);
+	if (r == 1)
+		buf_addf(err, "lore has no list %s at %s", list, base);
+	buf_release(&url);
+	free(bases);
+	return r == 0 ? 0 : -1;
 }
 
 int

@@ -67,6 +67,14 @@ int	lore_fetch_thread_allow(const char *base, const char *list,
 	    const char *msgid, const char *const *allow, size_t nallow,
 	    struct buf *out_mbox, struct buf *err);
 
+/*
+ * GET <base><list>/new.atom (the list's newest messages, as public-inbox
+ * serves them) into out (reset first); redirects as above.
+ */
+int	lore_fetch_atom(const char *base, const char *list,
+	    const char *const *allow, size_t nallow, struct buf *out,
+	    struct buf *err);
+
 /* Appends msgid escaped for a lore path ("/" becomes %2F). */
 void	lore_escape_msgid(struct buf *out, const char *msgid);
 /* 0 when msgid is a usable Message-ID (no spaces, controls, <>, empty). */

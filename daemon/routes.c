@@ -19,6 +19,7 @@ const struct route *const http_route_tables[] = {
 	ui_build_routes,
 	api_comparison_routes,
 	api_manage_routes,
+	api_watch_routes,
 	NULL
 };
 

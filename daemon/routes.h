@@ -21,6 +21,7 @@ extern const struct route ui_build_routes[];	/* ui_build.c */
 extern const struct route api_agent_routes[];
 extern const struct route ui_agent_routes[];
 extern const struct route api_manage_routes[];	/* api_manage.c */
+extern const struct route api_watch_routes[];	/* api_watch.c */
 
 /*
  * A series section: an area's part of the series page and series JSON

@@ -100,7 +100,8 @@ ui_index(struct http_req *req, struct http_resp *resp)
 		buf_addstr(&b, "<p>Nothing submitted yet.</p>\n");
 	else
 		buf_addstr(&b, "<table class=\"list\">\n<thead><tr><th>#</th>"
-		    "<th>series</th><th>state</th><th>submitted</th></tr>"
+		    "<th>series</th><th>state</th><th>from</th>"
+		    "<th>submitted</th></tr>"
 		    "</thead>\n<tbody>\n");
 	for (i = 0; i < n; i++) {
 		buf_addf(&b, "<tr><td><a href=\"/series/%lld\">%lld</a></td>"
@@ -116,6 +117,9 @@ ui_index(struct http_req *req, struct http_resp *resp)
 			    v[i].version);
 		buf_addstr(&b, "</td><td>");
 		ui_state(&b, v[i].state);
+		buf_addstr(&b, "</td><td>");
+		html_txt(&b, v[i].origin ? v[i].origin : v[i].source &&
+		    !strcmp(v[i].source, "upload") ? "upload" : "URL");
 		buf_addstr(&b, "</td><td>");
 		ui_time(&b, v[i].submitted);
 		buf_addstr(&b, "</td></tr>\n");
