@@ -9,5 +9,7 @@
 
 int	cmd_submit(int argc, char **argv);
 int	cmd_status(int argc, char **argv);
+int	cmd_cancel(int argc, char **argv);	/* cli/manage.c */
+int	cmd_rerun(int argc, char **argv);
 
 #endif

@@ -15,6 +15,15 @@
 #include "lib/buf.h"
 
 extern const char *client_server;
+/* Sent as "Authorization: Bearer T" when set: --token, else
+   $KPERFCI_TOKEN (kperfci.c). */
+extern const char *client_token;
+
+/*
+ * s made safe for a terminal: control bytes (but tab), DEL and UTF-8 C1
+ * controls become '?'.  The string lives until 8 later calls.
+ */
+const char *client_clean(const char *s);
 
 /*
  * One request to client_server + path.  body may be NULL (GET).  Returns

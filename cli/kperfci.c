@@ -2,7 +2,7 @@
  * kperfci: the command-line client.  A thin wrapper around the daemon's
  * HTTP API (and, for `series show`, the series picker run offline).
  *
- *	kperfci [-s URL] COMMAND [ARGS]
+ *	kperfci [-s URL] [--token T] COMMAND [ARGS]
  *
  * Subcommands are rows of the dispatch table below; a command may be
  * several words ("series show").  Each area adds its row and the
@@ -31,6 +31,8 @@ static const struct command {
 	{ "submit", cmd_submit, "submit URL|--mbox FILE [--version N] "
 	    "[--base REV] [--boots N] [--matrix FILE] [--no-follow | --wait]" },
 	{ "status", cmd_status, "status [ID]" },
+	{ "cancel", cmd_cancel, "cancel ID" },
+	{ "rerun", cmd_rerun, "rerun ID" },
 	{ "stats compare", cmd_stats_compare, "stats compare --base FILE --test FILE [--json] [--seed N] [--resamples N]" },
 	{ "tree import", cmd_tree_import, "tree import --tarball FILE --name NAME [--dir DIR]" },
 	{ "tree apply", cmd_tree_apply, "tree apply --tree REPO --mbox FILE [--base REV] [--branch B] [--ref REF]" },
@@ -45,9 +47,12 @@ usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: kperfci [-s URL] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: kperfci [-s URL] [--token T] COMMAND [ARGS]\n\n"
 	    "  -s, --server URL   kperfcid to talk to (default $KPERFCI_SERVER"
-	    " or\n                     http://127.0.0.1:8080)\n\ncommands:\n");
+	    " or\n                     http://127.0.0.1:8080)\n"
+	    "  --token TOKEN      a submitter's or the admin's token (default "
+	    "$KPERFCI_TOKEN;\n                     the environment keeps it "
+	    "out of ps)\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  kperfci %s\n", commands[i].help);
 }
@@ -84,6 +89,8 @@ main(int argc, char **argv)
 	log_init("kperfci", 1);
 	if (env && *env)
 		client_server = env;
+	if ((env = getenv("KPERFCI_TOKEN")) && *env)
+		client_token = env;
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--server")) {
 			if (i + 1 >= argc) {
@@ -95,6 +102,17 @@ main(int argc, char **argv)
 			i += 2;
 		} else if (!strncmp(argv[i], "--server=", 9)) {
 			client_server = argv[i] + 9;
+			i++;
+		} else if (!strcmp(argv[i], "--token")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "kperfci: --token needs a "
+				    "token\n");
+				return 2;
+			}
+			client_token = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(argv[i], "--token=", 8)) {
+			client_token = argv[i] + 8;
 			i++;
 		} else if (!strcmp(argv[i], "-h") ||
 		    !strcmp(argv[i], "--help")) {

@@ -31,12 +31,13 @@ submit_state_rests(json_t *s)
 	return json_is_true(f);
 }
 
+/* A string member, made safe for the terminal (client_clean), or NULL. */
 static const char *
 jget(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	return json_is_string(v) ? client_clean(json_string_value(v)) : NULL;
 }
 
 /* jget, but "" instead of NULL, for printing */

@@ -823,27 +823,59 @@ report_contention_text(const struct report *r, struct buf *b)
 	}
 }
 
-/* The commands that reproduce the result. */
+/*
+ * s as one shell word: in single quotes, each ' written '\'' — nothing
+ * inside ($(...), `, ;, spaces) is run or split by the shell.
+ */
+static void
+report_shell_quote(struct buf *b, const char *s)
+{
+	buf_addch(b, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			buf_addstr(b, "'\\''");
+		else
+			buf_addch(b, *s);
+	buf_addch(b, '\'');
+}
+
+/* "kperfci [-s 'SERVER'] submit " */
+static void
+report_repro_kperfci(struct buf *t, const char *server)
+{
+	buf_addstr(t, "kperfci ");
+	if (server) {
+		buf_addstr(t, "-s ");
+		report_shell_quote(t, server);
+		buf_addch(t, ' ');
+	}
+	buf_addstr(t, "submit ");
+}
+
+/* The commands that reproduce the result; every submitted string is
+   quoted for the shell (a URL may hold $(...) or ';'). */
 static void
 report_repro_lines(const struct report *r, const char *server,
     struct buf *b, int html)
 {
-	struct buf t = BUF_INIT(0);
+	struct buf t = BUF_INIT(0), u = BUF_INIT(0);
 
+	report_repro_kperfci(&t, server);
 	if (r->source)
-		buf_addf(&t, "kperfci%s%s submit %s --wait\n", server ? " -s " :
-		    "", server ? server : "", r->source);
+		report_shell_quote(&t, r->source);
 	else
-		buf_addf(&t, "kperfci%s%s submit --mbox SERIES.mbox --wait\n",
-		    server ? " -s " : "", server ? server : "");
+		buf_addstr(&t, "--mbox SERIES.mbox");
+	buf_addstr(&t, " --wait\n");
 	if (!r->matrix)
 		;	/* no job definition yet: nothing to run by hand */
-	else if (server)
-		buf_addf(&t, "# one boot's workloads by hand, in a guest booted "
-		    "with either kernel:\ncurl -s %s/api/v1/series/%lld/"
-		    "comparison | jq -r .matrix > matrix.conf\n", server,
+	else if (server) {
+		buf_addf(&u, "%s/api/v1/series/%lld/comparison", server,
 		    r->series_id);
-	else
+		buf_addstr(&t, "# one boot's workloads by hand, in a guest "
+		    "booted with either kernel:\ncurl -s ");
+		report_shell_quote(&t, u.data);
+		buf_addstr(&t, " | jq -r .matrix > matrix.conf\n");
+	} else
 		buf_addstr(&t, "# one boot's workloads by hand: save the job "
 		    "definition as matrix.conf, then in a guest booted with "
 		    "either kernel\n");
@@ -854,6 +886,7 @@ report_repro_lines(const struct report *r, const char *server,
 	else
 		report_clean(b, t.data);
 	buf_release(&t);
+	buf_release(&u);
 }
 
 static void

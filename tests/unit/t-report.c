@@ -13,6 +13,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
@@ -187,8 +188,8 @@ test_regression(void)
 	    "the regression row is marked significant");
 	ok(strstr(html.data, "/builds/1") && strstr(html.data, "/builds/2"),
 	    "links to both builds");
-	ok(strstr(html.data, "kperfci submit http://127.0.0.1:1/test/x@y/ "
-	    "--wait") != NULL, "one-command reproduction");
+	ok(strstr(html.data, "kperfci submit &#39;http://127.0.0.1:1/test/"
+	    "x@y/&#39; --wait") != NULL, "one-command reproduction");
 	ok(strstr(html.data, "kperfci-load --matrix") != NULL,
 	    "single-run reproduction");
 	ok(strstr(html.data, "workload = fault-free") != NULL, "the matrix");
@@ -209,7 +210,7 @@ test_regression(void)
 	ok(strstr(text.data, "chosen by base-commit") != NULL,
 	    "text: why this base");
 	ok(strstr(text.data, "mean ±%stddev") != NULL, "text: the table");
-	ok(strstr(text.data, "kperfci -s http://127.0.0.1:8080 submit") !=
+	ok(strstr(text.data, "kperfci -s 'http://127.0.0.1:8080' submit") !=
 	    NULL, "text: reproduction with the server");
 	ok(no_nonfinite(text.data) && no_control(text.data),
 	    "text: no nan, no control bytes");
@@ -320,6 +321,59 @@ test_no_change_live(void)
 	buf_release(&err);
 	buf_release(&html);
 	buf_release(&text);
+}
+
+/*
+ * The reproduction line of report.txt run by a real shell with `kperfci`
+ * replaced by printf: the submitted URL must come out as one argument,
+ * byte for byte, and nothing in it may run.
+ */
+static void
+test_repro_quoting(void)
+{
+	const char *url = "http://127.0.0.1:1/test/$(touch t-report-pwned)"
+	    ";touch t-report-pwned2;`id`'x'@y/";
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0), out = BUF_INIT(0);
+	struct report r;
+	char *json, *line, *end, *cmd;
+	FILE *f;
+	size_t n;
+
+	model(&r);
+	free(r.source);
+	r.source = xstrdup(url);
+	render(&r, &html, &text, &json);
+	line = strstr(text.data, "kperfci -s ");
+	ok(line != NULL, "report.txt has the reproduction line");
+	if (!line)
+		goto out;
+	end = strchr(line, '\n');
+	cmd = xasprintf("cd /tmp && printf '%%s\\n' %.*s", (int)(end - line) -
+	    (int)strlen("kperfci "), line + strlen("kperfci "));
+	unlink("/tmp/t-report-pwned");
+	unlink("/tmp/t-report-pwned2");
+	f = popen(cmd, "r");
+	while (f && (n = fread(line = xmalloc(4096), 1, 4095, f)) > 0) {
+		buf_add(&out, line, n);
+		free(line);
+	}
+	if (f)
+		pclose(f);
+	ok(out.data && strstr(out.data, url) && strstr(out.data, "\nsubmit\n")
+	    && strstr(out.data, "\n--wait\n"), "the shell sees the URL as one "
+	    "word, unchanged (%s)", out.data ? out.data : "");
+	ok(access("/tmp/t-report-pwned", F_OK) != 0 &&
+	    access("/tmp/t-report-pwned2", F_OK) != 0,
+	    "and runs nothing in it");
+	ok(strstr(html.data, "&#39;http://127.0.0.1:1/test/$(touch") != NULL,
+	    "the page shows the same quoted line");
+	free(cmd);
+out:
+	free(json);
+	report_release(&r);
+	buf_release(&html);
+	buf_release(&text);
+	buf_release(&out);
 }
 
 static void
@@ -1151,6 +1205,7 @@ main(void)
 	test_scaling_ntasks();
 	test_no_change_live();
 	test_hostile_names();
+	test_repro_quoting();
 	test_empty_side_and_one_boot();
 	test_nan_guard();
 	test_all_failed();
