@@ -53,6 +53,7 @@ const struct proto_field proto_job[] = {
 	{ PROTO_MATRIX,		PROTO_T_STR,	1, PROTO_MAX_MATRIX },
 	{ PROTO_CMDLINE,	PROTO_T_STR,	0, 1024 },
 	{ PROTO_LEASE_SECONDS,	PROTO_T_INT,	1, 7 * 86400 },
+	{ PROTO_PROBES,		PROTO_T_ARR,	0, PROTO_MAX_PROBES },
 	{ NULL }
 };
 
@@ -73,6 +74,8 @@ const struct proto_field proto_upload_req[] = {
 	{ PROTO_PROFILES,	PROTO_T_ARR,	0, PROTO_MAX_PROFILES },
 	{ PROTO_CONSOLE,	PROTO_T_STR,	0, PROTO_MAX_CONSOLE },
 	{ PROTO_BOOT_SECONDS,	PROTO_T_NUM,	0, 0 },
+	{ PROTO_PROBE_HITS,	PROTO_T_ARR,	0, PROTO_MAX_PROBES },
+	{ PROTO_ENVIRONMENT,	PROTO_T_OBJ,	0, 0 },
 	{ NULL }
 };
 
@@ -84,6 +87,24 @@ const struct proto_field proto_sample[] = {
 	{ PROTO_S_VALUE,	PROTO_T_NUM,	1, 0 },
 	{ PROTO_S_UNIT,		PROTO_T_STR,	1, PROTO_MAX_NAME },
 	{ PROTO_S_BETTER,	PROTO_T_STR,	1, 16 },
+	{ NULL }
+};
+
+const struct proto_field proto_probe_hit[] = {
+	{ PROTO_P_FUNCTION,	PROTO_T_STR,	1, PROTO_MAX_SYMBOL },
+	{ PROTO_P_HITS,		PROTO_T_INT,	0, 1LL << 53 },
+	{ PROTO_P_ERROR,	PROTO_T_STR,	0, 256 },
+	{ NULL }
+};
+
+/* What the guest ran with: every value a short string. */
+const struct proto_field proto_environment[] = {
+	{ "thp_enabled",	PROTO_T_STR,	0, 256 },
+	{ "thp_defrag",		PROTO_T_STR,	0, 256 },
+	{ "mthp",		PROTO_T_STR,	0, 1024 },
+	{ "cmdline",		PROTO_T_STR,	0, 1024 },
+	{ "accel",		PROTO_T_STR,	0, 256 },
+	{ "kernel_release",	PROTO_T_STR,	0, 256 },
 	{ NULL }
 };
 
@@ -225,6 +246,71 @@ check_topology(const json_t *t, const char *where, struct buf *err)
 }
 
 int
+proto_valid_symbol(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > PROTO_MAX_SYMBOL || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_") == n;
+}
+
+/* A job's probes: unique C identifiers. */
+static int
+check_probes(const json_t *a, struct buf *err)
+{
+	size_t i, k;
+
+	for (i = 0; a && i < json_array_size(a); i++) {
+		const json_t *v = json_array_get(a, i);
+
+		if (!json_is_string(v) || strlen(json_string_value(v)) !=
+		    json_string_length(v) ||
+		    !proto_valid_symbol(json_string_value(v))) {
+			buf_addf(err, "probes[%zu]: expected a C identifier "
+			    "of at most %d bytes", i, PROTO_MAX_SYMBOL);
+			return -1;
+		}
+		for (k = 0; k < i; k++)
+			if (json_equal(v, json_array_get(a, k))) {
+				buf_addf(err, "probes[%zu]: %s is listed twice",
+				    i, json_string_value(v));
+				return -1;
+			}
+	}
+	return 0;
+}
+
+static int
+check_probe_hits(const json_t *a, struct buf *err)
+{
+	char where[48];
+	size_t i;
+
+	for (i = 0; a && i < json_array_size(a); i++) {
+		const json_t *o = json_array_get(a, i);
+
+		snprintf(where, sizeof(where), "probe_hits[%zu].", i);
+		if (proto_check(o, proto_probe_hit, where, err) == -1)
+			return -1;
+		if (!proto_valid_symbol(json_string_value(json_object_get(o,
+		    PROTO_P_FUNCTION)))) {
+			buf_addf(err, "%sfunction: expected a C identifier",
+			    where);
+			return -1;
+		}
+		if (!json_object_get(o, PROTO_P_HITS) ==
+		    !json_object_get(o, PROTO_P_ERROR)) {
+			buf_addf(err, "probe_hits[%zu]: expected either hits "
+			    "or error", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
 proto_valid_name(const char *s)
 {
 	size_t n = strlen(s);
@@ -307,7 +393,7 @@ proto_check_job(const json_t *o, struct buf *err)
 		buf_addstr(err, "id/attempt: must be at least 1");
 		return -1;
 	}
-	return 0;
+	return check_probes(json_object_get(o, PROTO_PROBES), err);
 }
 
 int
@@ -386,5 +472,8 @@ proto_check_upload(const json_t *o, struct buf *err)
 		if (proto_check_sample(json_array_get(a, i), where, err) == -1)
 			return -1;
 	}
-	return 0;
+	if ((a = json_object_get(o, PROTO_ENVIRONMENT)) &&
+	    proto_check(a, proto_environment, PROTO_ENVIRONMENT ".", err) == -1)
+		return -1;
+	return check_probe_hits(json_object_get(o, PROTO_PROBE_HITS), err);
 }

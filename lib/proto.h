@@ -18,6 +18,16 @@
  *   {"workload":"fault-free","params":"mode=shmem,tasks=4","iteration":3,
  *    "metric":"pages_per_sec","value":123.4,"unit":"pages/s","better":"higher"}
  * A lock profile line has "type":"lock-profile" and is kept as a whole.
+ *
+ * The changed functions of a series: a job may carry "probes", the kernel
+ * functions its series changes (C identifiers, at most PROTO_MAX_PROBES);
+ * after the measured passes the agent counts their calls in one more pass
+ * of the matrix and uploads "probe_hits", one
+ *   {"function":"folio_batch_move_lru","hits":1234}
+ * per probe, in the job's order ({"function":..,"error":".."} where the
+ * probe could not be registered), and "environment": the THP and mTHP
+ * settings, the kernel command line and the accelerator the guest ran
+ * under (proto_environment).
  */
 #ifndef KPERFCI_PROTO_H
 #define KPERFCI_PROTO_H
@@ -65,6 +75,13 @@
 #define PROTO_PROFILES		"profiles"
 #define PROTO_CONSOLE		"console"
 #define PROTO_BOOT_SECONDS	"boot_seconds"
+#define PROTO_PROBES		"probes"	/* job: functions to count */
+#define PROTO_PROBE_HITS	"probe_hits"	/* upload: their counts */
+#define PROTO_ENVIRONMENT	"environment"	/* upload: what the guest ran
+						   with (THP, cmdline...) */
+#define PROTO_P_FUNCTION	"function"
+#define PROTO_P_HITS		"hits"		/* absent: not registered */
+#define PROTO_P_ERROR		"error"
 #define PROTO_ERROR		"error"
 
 /* Sample fields (kperfci-load's JSON lines). */
@@ -89,6 +106,8 @@
 #define PROTO_MAX_SAMPLES	100000
 #define PROTO_MAX_PROFILES	64
 #define PROTO_MAX_CONSOLE	(1024 * 1024)	/* tail kept by the agent */
+#define PROTO_MAX_PROBES	64	/* functions counted per job */
+#define PROTO_MAX_SYMBOL	127	/* a kernel function name */
 #define PROTO_MAX_BODY		(32 * 1024 * 1024)	/* an upload */
 #define PROTO_MAX_KERNEL	(256 * 1024 * 1024)	/* a bzImage */
 
@@ -118,6 +137,8 @@ extern const struct proto_field proto_kernel[];
 extern const struct proto_field proto_heartbeat_req[];
 extern const struct proto_field proto_upload_req[];
 extern const struct proto_field proto_sample[];
+extern const struct proto_field proto_probe_hit[];
+extern const struct proto_field proto_environment[];
 
 /*
  * Checks obj against fields: every required field present, every present
@@ -136,6 +157,10 @@ int	proto_check_heartbeat(const json_t *, struct buf *err);
 int	proto_check_upload(const json_t *, struct buf *err);
 /* A sample line or a lock-profile line ("type":"lock-profile"). */
 int	proto_check_sample(const json_t *, const char *where, struct buf *err);
+
+/* A C identifier of at most PROTO_MAX_SYMBOL bytes: what a kprobe event
+   may name (it goes into tracefs' kprobe_events verbatim). */
+int	proto_valid_symbol(const char *);
 
 /* Names: [A-Za-z0-9._-]{1,64}; they end up in paths and pages. */
 int	proto_valid_name(const char *);

@@ -142,6 +142,42 @@ main(void)
 	ok(proto_valid_cmdline("rdinit=/x quiet"), "cmdline: ordinary");
 	ok(!proto_valid_cmdline("a\nb"), "cmdline: newline");
 
+	/* changed functions: the job's probes and the upload's hits */
+#define JOB_PRE "{\"id\":3,\"attempt\":1,\"kernel\":{\"id\":1," \
+	"\"sha256\":\"0123456789abcdef0123456789abcdef0123456789abcdef" \
+	"0123456789abcdef\",\"size\":10,\"url\":\"/api/v1/kernels/1/bzImage\"}," \
+	"\"matrix\":\"[run \\\"a\\\"]\",\"lease_seconds\":60,\"probes\":"
+	is_str(check(proto_check_job, JOB_PRE "[\"folio_batch_move_lru\","
+	    "\"sys_mincore\"]}"), "", "job: probes accepted");
+	is_str(check(proto_check_job, JOB_PRE "[\"x\\n-:y\"]}"),
+	    "probes[0]: expected a C identifier of at most 127 bytes",
+	    "job: a probe that is no identifier is refused");
+	is_str(check(proto_check_job, JOB_PRE "[\"a\",\"a\"]}"),
+	    "probes[1]: a is listed twice", "job: a probe twice is refused");
+#define UP_PRE "{\"agent\":\"q1\",\"attempt\":1,\"status\":\"done\"," \
+	"\"samples\":[],"
+	is_str(check(proto_check_upload, UP_PRE "\"probe_hits\":[{\"function\":"
+	    "\"folio_batch_move_lru\",\"hits\":12},{\"function\":\"b\","
+	    "\"error\":\"not registered\"}],\"environment\":{\"thp_enabled\":"
+	    "\"[always] madvise never\",\"accel\":\"tcg\"}}"), "",
+	    "upload: probe hits and environment accepted");
+	is_str(check(proto_check_upload, UP_PRE "\"probe_hits\":[{\"function\":"
+	    "\"a b\",\"hits\":1}]}"),
+	    "probe_hits[0].function: expected a C identifier",
+	    "upload: a probe name that is no identifier");
+	is_str(check(proto_check_upload, UP_PRE "\"probe_hits\":[{\"function\":"
+	    "\"a\"}]}"), "probe_hits[0]: expected either hits or error",
+	    "upload: a probe with neither hits nor error");
+	is_str(check(proto_check_upload, UP_PRE "\"probe_hits\":[{\"function\":"
+	    "\"a\",\"hits\":-1}]}"),
+	    "probe_hits[0].hits: expected a non-negative integer",
+	    "upload: negative hits");
+	is_str(check(proto_check_upload, UP_PRE "\"environment\":{\"rm\":\"x\"}}"),
+	    "environment.rm: unknown field", "upload: unknown environment key");
+	ok(proto_valid_symbol("__x64_sys_mincore"), "symbol: ordinary");
+	ok(!proto_valid_symbol("9a"), "symbol: leading digit");
+	ok(!proto_valid_symbol("a.constprop.0"), "symbol: dot");
+
 	buf_release(&err);
 	return tap_done();
 }
