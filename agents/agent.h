@@ -200,6 +200,10 @@ struct agent_results {
 	json_t	*profiles;		/* array, owned */
 	json_t	*topology;		/* object or NULL, owned */
 	json_t	*errors;		/* array of strings from {"error":..} */
+	json_t	*environment;	/* object: "KPERFCI ENV key value" lines */
+	json_t	*probe_hits;	/* object "index" -> hits, from the probe pass */
+	json_t	*probe_errs;	/* object "index" -> true: not registered */
+	int	 probes_done;	/* the probe pass ended */
 	int	 ready;
 	int	 done;
 	int	 done_rc;
@@ -287,9 +291,28 @@ void	qemu_argv(const struct agent_conf *, const char *accel,
 	    const char *bzimage, const char *initrd, const char *append,
 	    const char *console_log, const char *results_log,
 	    struct agent_argv *out);
-/* The initramfs for a job: busybox, kperfci-load, matrix, /init. */
+/* The initramfs for a job: busybox, kperfci-load, matrix, /init, and for
+   a job with probes (proto.h) their list and the probe pass's matrix. */
 int	qemu_initramfs(const struct agent_conf *, const char *matrix,
-	    const char *path, struct buf *err);
+	    const json_t *probes, const char *path, struct buf *err);
+
+/* ---- the changed-functions pass (probe.c) ------------------------------- */
+
+/*
+ * The matrix of the probe pass: every run once (iterations = 1, warmup =
+ * 0), everything else as in matrix.  Returns a new string.
+ */
+char	*probe_matrix(const char *matrix);
+/* The probes' names one per line (the guest's /etc/kperfci/probes); only
+   valid symbols (proto_valid_symbol) are kept.  New string. */
+char	*probe_list(const json_t *probes);
+/*
+ * Adds to upload what the guest reported: "probe_hits" (one entry per job
+ * probe, hits or an error saying why none) and "environment" (with accel,
+ * e.g. "tcg, icount shift=3,sleep=off").
+ */
+void	probe_upload(const json_t *probes, const struct agent_results *,
+	    const char *accel, json_t *upload);
 
 /* kexec: loads the job kernel and reboots into it (returns only on error). */
 int	kexec_boot(const struct agent_conf *, struct agent_job *,

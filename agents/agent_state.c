@@ -412,6 +412,9 @@ agent_results_init(struct agent_results *r)
 	r->samples = json_array();
 	r->profiles = json_array();
 	r->errors = json_array();
+	r->environment = json_object();
+	r->probe_hits = json_object();
+	r->probe_errs = json_object();
 	r->done_rc = -1;
 }
 
@@ -422,6 +425,9 @@ agent_results_release(struct agent_results *r)
 	json_decref(r->profiles);
 	json_decref(r->topology);
 	json_decref(r->errors);
+	json_decref(r->environment);
+	json_decref(r->probe_hits);
+	json_decref(r->probe_errs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -437,7 +443,73 @@ topo_set(struct agent_results *r, const char *key, json_t *v)
  * "KPERFCI TOPO sockets=2 nodes=2 cpus=4 memory_mb=1000 cores=4"
  * "KPERFCI MODEL <text>"
  * "KPERFCI NODE 0 0-1"
+ * "KPERFCI ENV thp_enabled always [madvise] never"	(proto_environment)
+ * "KPERFCI PROBE f3 1234"	kprobe_profile: event f3 (probe 3), hits
+ * "KPERFCI PROBE-ERR 3"	probe 3 could not be registered
+ * "KPERFCI PROBES-DONE"
  */
+static void
+parse_probe_marker(struct agent_results *r, char *s)
+{
+	char key[16], *end;
+	long long v;
+	long idx;
+
+	if (strcmp(s, "PROBES-DONE") == 0) {
+		r->probes_done = 1;
+		return;
+	}
+	if (strncmp(s, "PROBE-ERR ", 10) == 0) {
+		idx = strtol(s + 10, &end, 10);
+		if (end == s + 10 || *end || idx < 0 || idx >= PROTO_MAX_PROBES)
+			goto junk;
+		snprintf(key, sizeof(key), "%ld", idx);
+		json_object_set_new(r->probe_errs, key, json_true());
+		return;
+	}
+	/* "PROBE f3 1234" */
+	if (strncmp(s, "PROBE f", 7) != 0)
+		goto junk;
+	idx = strtol(s + 7, &end, 10);
+	if (end == s + 7 || *end != ' ' || idx < 0 || idx >= PROTO_MAX_PROBES)
+		goto junk;
+	s = end + 1;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end || v < 0)
+		goto junk;
+	snprintf(key, sizeof(key), "%ld", idx);
+	json_object_set_new(r->probe_hits, key, json_integer(v));
+	return;
+junk:
+	r->junk++;
+}
+
+static void
+parse_env_marker(struct agent_results *r, char *s)
+{
+	const struct proto_field *f;
+	char *v = strchr(s, ' ');
+	size_t n;
+
+	if (v)
+		*v++ = '\0';
+	for (f = proto_environment; f->name; f++)
+		if (strcmp(f->name, s) == 0)
+			break;
+	if (f->name == NULL) {
+		r->junk++;
+		return;
+	}
+	v = v ? v : (char *)"";
+	v += strspn(v, " ");
+	n = strnlen(v, f->max);
+	/* printable ASCII only: it is shown on pages */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e)
+			v[i] = '?';
+	json_object_set_new(r->environment, f->name, json_stringn(v, n));
+}
+
 static void
 parse_marker(struct agent_results *r, char *s)
 {
@@ -463,6 +535,10 @@ parse_marker(struct agent_results *r, char *s)
 			    strcmp(w, PROTO_MEMORY_MB) == 0)
 				topo_set(r, w, json_integer(atoll(eq + 1)));
 		}
+	} else if (strncmp(s, "ENV ", 4) == 0) {
+		parse_env_marker(r, s + 4);
+	} else if (strncmp(s, "PROBE", 5) == 0) {
+		parse_probe_marker(r, s);
 	} else if (strncmp(s, "MODEL ", 6) == 0) {
 		topo_set(r, PROTO_CPU_MODEL, json_stringn(s + 6,
 		    strnlen(s + 6, 200)));

@@ -54,6 +54,36 @@ static const char init_script[] =
 	"done\n"
 	"/bin/kperfci-load --matrix /etc/kperfci/matrix.conf >&3\n"
 	"echo \"KPERFCI DONE rc=$?\" >&3\n"
+	"# what this boot ran with (the report's environment)\n"
+	"T=/sys/kernel/mm/transparent_hugepage\n"
+	"echo \"KPERFCI ENV thp_enabled $(cat $T/enabled 2>/dev/null)\" >&3\n"
+	"echo \"KPERFCI ENV thp_defrag $(cat $T/defrag 2>/dev/null)\" >&3\n"
+	"m=\n"
+	"for d in $T/hugepages-*kB; do\n"
+	"\t[ -e $d/enabled ] && m=\"$m ${d##*hugepages-}:$(sed 's/.*\\[\\(.*\\)\\].*/\\1/' $d/enabled)\"\n"
+	"done\n"
+	"echo \"KPERFCI ENV mthp ${m:- none}\" >&3\n"
+	"echo \"KPERFCI ENV cmdline $(cat /proc/cmdline)\" >&3\n"
+	"echo \"KPERFCI ENV kernel_release $(uname -r)\" >&3\n"
+	"# the changed-functions pass (agents/probe.c), after the measured\n"
+	"# passes so that they are not perturbed\n"
+	"if [ -s /etc/kperfci/probes ]; then\n"
+	"\tK=/sys/kernel/tracing\n"
+	"\t[ -e $K/kprobe_events ] || mount -t tracefs tracefs $K 2>/dev/null\n"
+	"\ti=0\n"
+	"\twhile read f; do\n"
+	"\t\t[ \"$f\" != - ] && echo \"p:kperfci/f$i $f\" >> $K/kprobe_events 2>/dev/null ||\n"
+	"\t\t    echo \"KPERFCI PROBE-ERR $i\" >&3\n"
+	"\t\ti=$((i + 1))\n"
+	"\tdone < /etc/kperfci/probes\n"
+	"\techo 1 > $K/events/kperfci/enable 2>/dev/null\n"
+	"\t/bin/kperfci-load --matrix /etc/kperfci/probe-matrix.conf >/dev/null 2>&1\n"
+	"\techo 0 > $K/events/kperfci/enable 2>/dev/null\n"
+	"\twhile read ev hits missed; do\n"
+	"\t\techo \"KPERFCI PROBE $ev $hits\" >&3\n"
+	"\tdone < $K/kprobe_profile\n"
+	"\techo 'KPERFCI PROBES-DONE' >&3\n"
+	"fi\n"
 	"sync\n"
 	"poweroff -f\n"
 	"reboot -f\n";
@@ -105,6 +135,20 @@ qemu_topology(const struct agent_conf *c)
 	    json_integer((long long)c->sockets * c->mem_per_node_mb));
 	json_object_set_new(t, PROTO_NODE_CPUS, nodes);
 	return t;
+}
+
+/* "tcg, icount shift=3,sleep=off" / "tcg, multi-threaded" / "kvm". */
+static void
+qemu_accel_words(const struct agent_conf *c, const char *accel, char *out,
+    size_t sz)
+{
+	if (strcmp(accel, "kvm") == 0)
+		snprintf(out, sz, "kvm");
+	else if (c->icount[0] != '\0')
+		snprintf(out, sz, "tcg, icount %.100s (one vCPU at a time: "
+		    "contention is emulated)", c->icount);
+	else
+		snprintf(out, sz, "tcg, multi-threaded");
 }
 
 static void
@@ -206,7 +250,8 @@ qemu_argv(const struct agent_conf *c, const char *accel, const char *bzimage,
 
 static int
 build_initramfs(const struct agent_conf *c, const char *script,
-    const char *matrix, int with_load, const char *path, struct buf *err)
+    const char *matrix, const json_t *probes, int with_load, const char *path,
+    struct buf *err)
 {
 	struct initramfs fs;
 	int rc = -1;
@@ -236,6 +281,16 @@ build_initramfs(const struct agent_conf *c, const char *script,
 		initramfs_file(&fs, "etc/kperfci/matrix.conf", 0644, matrix,
 		    strlen(matrix));
 	}
+	if (with_load && json_array_size(probes)) {
+		char *list = probe_list(probes), *pm = probe_matrix(matrix);
+
+		initramfs_file(&fs, "etc/kperfci/probes", 0644, list,
+		    strlen(list));
+		initramfs_file(&fs, "etc/kperfci/probe-matrix.conf", 0644, pm,
+		    strlen(pm));
+		free(list);
+		free(pm);
+	}
 	if (initramfs_finish(&fs) == -1) {
 		buf_addstr(err, "initramfs: could not be built");
 		goto out;
@@ -252,9 +307,9 @@ out:
 
 int
 qemu_initramfs(const struct agent_conf *c, const char *matrix,
-    const char *path, struct buf *err)
+    const json_t *probes, const char *path, struct buf *err)
 {
-	return build_initramfs(c, init_script, matrix, 1, path, err);
+	return build_initramfs(c, init_script, matrix, probes, 1, path, err);
 }
 
 struct qrun {
@@ -328,7 +383,8 @@ qemu_accel(const struct agent_conf *c, const char *bzimage)
 		log_info("qemu: /dev/kvm not usable (%s): TCG", strerror(errno));
 		goto decided;
 	}
-	if (build_initramfs(c, probe_script, NULL, 0, initrd, &err) == -1) {
+	if (build_initramfs(c, probe_script, NULL, NULL, 0, initrd,
+	    &err) == -1) {
 		log_warnx("qemu: KVM probe: %s", err.data);
 		goto decided;
 	}
@@ -428,7 +484,8 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 	unlink(console);
 	unlink(results);
 	t_build = now();
-	if (qemu_initramfs(c, matrix, initrd, &err) == -1) {
+	if (qemu_initramfs(c, matrix, json_object_get(job, PROTO_PROBES),
+	    initrd, &err) == -1) {
 		error("job %lld: %s", id, err.data);
 		goto out;
 	}
@@ -537,6 +594,13 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 			json_decref(t);
 		}
 		buf_release(&terr);
+	}
+	{
+		char how[160];
+
+		qemu_accel_words(c, accel, how, sizeof(how));
+		probe_upload(json_object_get(job, PROTO_PROBES), &ar, how,
+		    upload);
 	}
 	if (t_ready)
 		json_object_set_new(upload, PROTO_BOOT_SECONDS,
