@@ -2,9 +2,9 @@
  * submit, status: queue a series and follow it; show one or all series.
  *
  *	kperfci submit URL [--version N] [--base REV] [--boots N]
- *	    [--matrix FILE] [--no-follow | --wait]
+ *	    [--matrix FILE] [--suite NAME]... [--no-follow | --wait]
  *	kperfci submit --mbox FILE [--version N] [--base REV] [--boots N]
- *	    [--no-follow | --wait]
+ *	    [--suite NAME]... [--no-follow | --wait]
  *	kperfci status [ID]
  */
 #include <getopt.h>
@@ -158,10 +158,10 @@ submit_follow(long long id)
 
 static const char submit_usage[] =
     "usage: kperfci submit URL [--version N] [--base REV] [--boots N]\n"
-    "           [--matrix FILE] [--no-follow | --wait]\n"
+    "           [--matrix FILE] [--suite NAME]... [--no-follow | --wait]\n"
     "       kperfci submit --mbox FILE [--version N] [--base REV] "
     "[--boots N]\n"
-    "           [--no-follow | --wait]\n";
+    "           [--suite NAME]... [--no-follow | --wait]\n";
 
 int
 cmd_submit(int argc, char **argv)
@@ -172,6 +172,7 @@ cmd_submit(int argc, char **argv)
 		{ "mbox", required_argument, NULL, 'm' },
 		{ "boots", required_argument, NULL, 'B' },
 		{ "matrix", required_argument, NULL, 'M' },
+		{ "suite", required_argument, NULL, 's' },
 		{ "no-follow", no_argument, NULL, 'n' },
 		{ "wait", no_argument, NULL, 'w' },	/* cli/wait.c */
 		{ "help", no_argument, NULL, 'h' },
@@ -184,7 +185,7 @@ cmd_submit(int argc, char **argv)
 	long version = 0, boots = 0;
 	int c, follow = 1, st, rc = 1;
 	long long id;
-	json_t *req = NULL, *j = NULL, *e;
+	json_t *req = NULL, *j = NULL, *e, *suites = json_array();
 	char *end;
 
 	optind = 1;
@@ -209,6 +210,18 @@ cmd_submit(int argc, char **argv)
 			}
 			break;
 		case 'M': matrix = optarg; break;
+		case 's':
+			/* the suites to run instead of those the series
+			   touches (etc/suites/NAME.conf); checked by the
+			   daemon */
+			if (strchr(optarg, ',')) {
+				fprintf(stderr, "kperfci: one --suite per "
+				    "suite\n");
+				json_decref(suites);
+				return 2;
+			}
+			json_array_append_new(suites, json_string(optarg));
+			break;
 		case 'n': follow = 0; break;
 		case 'w': follow = 2; break;
 		default:
@@ -243,6 +256,15 @@ cmd_submit(int argc, char **argv)
 			buf_addf(&path, "version=%ld&", version);
 		if (boots)
 			buf_addf(&path, "boots=%ld&", boots);
+		for (size_t i = 0; i < json_array_size(suites); i++) {
+			char *q = curl_easy_escape(NULL, json_string_value(
+			    json_array_get(suites, i)), 0);
+
+			buf_addf(&path, "%s%s", i ? "," : "suites=", q ? q : "");
+			if (i + 1 == json_array_size(suites))
+				buf_addch(&path, '&');
+			curl_free(q);
+		}
 		if (base) {
 			char *q = curl_easy_escape(NULL, base, 0);
 
@@ -270,6 +292,8 @@ cmd_submit(int argc, char **argv)
 			json_object_set_new(req, "base", json_string(base));
 		if (boots)
 			json_object_set_new(req, "boots", json_integer(boots));
+		if (json_array_size(suites))
+			json_object_set(req, "suites", suites);
 		if (matrix)
 			json_object_set_new(req, "matrix",
 			    json_stringn(mtext.data ? mtext.data : "",
@@ -288,6 +312,7 @@ cmd_submit(int argc, char **argv)
 out:
 	json_decref(req);
 	json_decref(j);
+	json_decref(suites);
 	buf_release(&data);
 	buf_release(&resp);
 	buf_release(&path);

@@ -25,6 +25,7 @@
 #include "daemon/api_series.h"
 #include "daemon/app.h"
 #include "daemon/auth.h"
+#include "daemon/exercise.h"
 #include "daemon/db.h"
 #include "daemon/db_auth.h"
 #include "daemon/intake.h"
@@ -148,6 +149,45 @@ api_healthz(struct http_req *req, struct http_resp *resp)
 	    "ok", "schema", db_user_version(req->db)));
 }
 
+/* A submission's suites: checked against etc/suites/ (exercise.h). */
+static int
+api_series_suites_check(const json_t *suites, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT(512);
+	char *etc = exercise_etc_dir();
+	int rc = exercise_suites_check(suites, etc, &err);
+
+	if (rc < 0)
+		http_reply_error(resp, 400, "%s", err.data);
+	free(etc);
+	buf_release(&err);
+	return rc;
+}
+
+/* ?suites=lru-lock,list-lru on an mbox upload: *out a new array or NULL. */
+static int
+api_series_suites_query(struct http_req *req, struct http_resp *resp,
+    json_t **out)
+{
+	const char *q = http_query(req, "suites");
+	char *copy, *save = NULL, *w;
+
+	*out = NULL;
+	if (q == NULL || *q == '\0')
+		return 0;
+	*out = json_array();
+	copy = xstrndup(q, 1024);
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		json_array_append_new(*out, json_string(w));
+	free(copy);
+	if (api_series_suites_check(*out, resp) < 0) {
+		json_decref(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int
 api_series_created(struct http_resp *resp, long long id)
 {
@@ -209,7 +249,8 @@ api_series_limits(struct http_req *req, struct http_resp *resp,
 
 /* Fields a JSON submission may carry; anything else is a 400. */
 static const char *const api_series_fields[] = {
-	"url", "version", "base", "matrix", "boots", "priority", NULL
+	"url", "version", "base", "matrix", "boots", "priority", "suites",
+	NULL
 };
 
 static int
@@ -226,7 +267,7 @@ api_series_unknown_field(json_t *j, struct http_resp *resp)
 		if (!api_series_fields[i]) {
 			http_reply_error(resp, 400, "unknown field \"%.64s\" "
 			    "(known: url, version, base, matrix, boots, "
-			    "priority)", k);
+			    "priority, suites)", k);
 			return -1;
 		}
 	}
@@ -256,7 +297,7 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 	int boots = 0, prio = SCHED_PRIO_INTERACTIVE;
 	long long id, version = 0;
 	size_t max = config_int(&app.cfg, "daemon", NULL, "max_body");
-	json_t *j = NULL;
+	json_t *j = NULL, *suites = NULL;
 	int v;
 
 	if (api_store_writable(req, resp) < 0)
@@ -267,6 +308,8 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		if (api_query_version(req, resp, &v) < 0)
 			goto out;
 		base = http_query(req, "base");
+		if (api_series_suites_query(req, resp, &suites) < 0)
+			goto out;
 		if (sched_request_boots(http_query(req, "boots"), &boots,
 		    &err) < 0 || auth_priority_text(&who, http_query(req,
 		    "priority"), &prio, &err) < 0) {
@@ -281,9 +324,11 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 			goto out;
 		}
 		limits_submitted(req->db, auth_limits_key(req, &who), id);
-		if (sched_request_store(req->db, id, NULL, boots) < 0) {
+		if (sched_request_store(req->db, id, NULL, boots) < 0 ||
+		    (suites && db_exercise_request_set(req->db, id,
+		    suites) < 0)) {
 			http_reply_error(resp, 500, "the submission's boots "
-			    "could not be stored");
+			    "and suites could not be stored");
 			goto out;
 		}
 		api_series_accepted(req, resp, id, &who, prio);
@@ -312,6 +357,14 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		http_reply_error(resp, 400, "%s", err.data);
 		goto out;
 	}
+	/* "suites": ["lru-lock", ...] instead of the touched ones */
+	if ((suites = json_incref(json_object_get(j, "suites"))) &&
+	    !json_is_null(suites) && api_series_suites_check(suites, resp) < 0)
+		goto out;
+	if (json_is_null(suites)) {
+		json_decref(suites);
+		suites = NULL;
+	}
 	if (version < 0 || version > 1000) {
 		http_reply_error(resp, 400, "field \"version\" must be between "
 		    "1 and 1000");
@@ -325,14 +378,16 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		goto out;
 	}
 	limits_submitted(req->db, auth_limits_key(req, &who), id);
-	if (sched_request_store(req->db, id, matrix, boots) < 0) {
-		http_reply_error(resp, 500, "the submission's matrix and boots "
-		    "could not be stored");
+	if (sched_request_store(req->db, id, matrix, boots) < 0 ||
+	    (suites && db_exercise_request_set(req->db, id, suites) < 0)) {
+		http_reply_error(resp, 500, "the submission's matrix, boots "
+		    "and suites could not be stored");
 		goto out;
 	}
 	api_series_accepted(req, resp, id, &who, prio);
 out:
 	json_decref(j);
+	json_decref(suites);
 	buf_release(&err);
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
+#include "daemon/exercise.h"
 #include "daemon/db_agent.h"
 #include "lib/log.h"
 #include "lib/proto.h"
@@ -371,6 +372,13 @@ db_job_lease(struct db *db, const char *agent, const char *class,
 	json_object_set_new(*job, PROTO_LEASE_SECONDS,
 	    json_integer(lease_seconds));
 	sqlite3_finalize(st);
+	{
+		/* the changed functions its comparison counts (exercise.h) */
+		json_t *pr = db_exercise_job_probes(db, id);
+
+		if (pr)
+			json_object_set_new(*job, PROTO_PROBES, pr);
+	}
 	st = db_prep(db, "UPDATE jobs SET state='leased', attempts=?, agent=?, "
 	    "lease_expires=?, progress='leased', updated=? WHERE id=?");
 	if (st == NULL)
@@ -556,7 +564,8 @@ db_job_store(struct db *db, long long id, const json_t *up,
 		goto fail;
 	if (insert_samples(db, id, attempt, json_object_get(up, PROTO_SAMPLES),
 	    0) == -1 || insert_samples(db, id, attempt, json_object_get(up,
-	    PROTO_PROFILES), 1) == -1)
+	    PROTO_PROFILES), 1) == -1 ||
+	    db_exercise_attempt(db, id, attempt, up) == -1)
 		goto fail;
 	st = db_prep(db, "UPDATE jobs SET state=?, reason=?, agent=NULL, "
 	    "lease_expires=NULL, progress=NULL, updated=? WHERE id=?");

@@ -36,6 +36,7 @@
 #include "daemon/config.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
+#include "daemon/exercise.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
 #include "daemon/sched.h"
@@ -605,8 +606,10 @@ sched_create(struct db *db, long long sid, long long kbase,
 	struct sched_comparison c;
 	struct sched_budget bud;
 	struct db_series s;
+	struct exercise_plan plan = { 0 };
+	struct buf perr = BUF_INIT(1024);
 	char *reqm = NULL, *dflt = NULL, *class = NULL;
-	int reqb, nag, rc = -1, began = 0;
+	int reqb, nag, rc = -1, began = 0, have_plan;
 	long long cid;
 
 	memset(&c, 0, sizeof(c));
@@ -618,7 +621,24 @@ sched_create(struct db *db, long long sid, long long kbase,
 		buf_addstr(err, "the submission's options cannot be read");
 		goto out;
 	}
-	if (reqm == NULL && (dflt = sched_default_matrix(err)) == NULL)
+	/* The suites the series touches and the functions it changes
+	   (exercise.h); without a plan, the default matrix and no probes. */
+	have_plan = exercise_series_plan(db, sid, &plan, &perr) == 0;
+	if (!have_plan)
+		log_info("series %lld: no change analysis (%s): the default "
+		    "matrix, changed functions not counted", sid, perr.data ?
+		    perr.data : "?");
+	else if (reqm)
+		json_object_set_new(plan.changes, "matrix_source",
+		    json_string("the submitter's matrix"));
+	if (have_plan && plan.matrix && strstr(json_string_value(
+	    json_object_get(plan.changes, "matrix_source")), "(all)")) {
+		/* "all" is the configured default matrix ([sched] matrix) */
+		free(plan.matrix);
+		plan.matrix = NULL;
+	}
+	if (reqm == NULL && !(have_plan && plan.matrix) &&
+	    (dflt = sched_default_matrix(err)) == NULL)
 		goto out;
 	sched_budget(reqb, &bud);
 	if (db_sched_best_class(db, sched_now() - SCHED_AGENT_FRESH, &class,
@@ -629,7 +649,7 @@ sched_create(struct db *db, long long sid, long long kbase,
 	n.series_id = sid;
 	n.base_kernel = kbase;
 	n.patched_kernel = kpatched;
-	n.matrix = reqm ? reqm : dflt;
+	n.matrix = reqm ? reqm : dflt ? dflt : plan.matrix;
 	n.class = class;
 	n.priority = s.priority;
 	n.boots = bud.boots;
@@ -645,6 +665,12 @@ sched_create(struct db *db, long long sid, long long kbase,
 	if (db_sched_insert(db, &n, sched_now(), &cid) == -1 ||
 	    db_sched_get(db, 0, cid, &c) != 0) {
 		buf_addstr(err, "the comparison could not be stored");
+		goto out;
+	}
+	if (have_plan && db_exercise_set(db, cid, plan.changes,
+	    plan.probes) == -1) {
+		buf_addstr(err, "the comparison's change analysis could not be "
+		    "stored");
 		goto out;
 	}
 	if (sched_enqueue_look(db, &c, 0, c.planned, err) == -1)
@@ -670,6 +696,8 @@ out:
 	free(reqm);
 	free(dflt);
 	free(class);
+	exercise_plan_release(&plan);
+	buf_release(&perr);
 	return rc;
 }
 

@@ -819,6 +819,92 @@ out:
 }
 
 int
+tree_diff_text(const char *path, const char *a, const char *b,
+    struct buf *out, struct buf *err)
+{
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_repository *repo = NULL;
+	git_commit *ca = NULL, *cb = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *d = NULL;
+	git_buf gb = { 0 };
+	int rc = -1;
+
+	if (tree_open(path, &repo, err) < 0)
+		return -1;
+	if (tree_lookup_commit(repo, a, &ca) < 0 ||
+	    tree_lookup_commit(repo, b, &cb) < 0) {
+		buf_addf(err, "%s or %s is not a commit in %s", a, b, path);
+		goto out;
+	}
+	opts.context_lines = 0;
+	if (git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0 ||
+	    git_diff_tree_to_tree(&d, repo, ta, tb, &opts) < 0 ||
+	    git_diff_to_buf(&gb, d, GIT_DIFF_FORMAT_PATCH) < 0) {
+		buf_addf(err, "diff %s..%s: %s", a, b, tree_git_err());
+		goto out;
+	}
+	if (buf_add(out, gb.ptr, gb.size) == -1) {
+		buf_addf(err, "diff %s..%s: larger than %zu bytes", a, b,
+		    out->max);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_buf_dispose(&gb);
+	git_diff_free(d);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(ca);
+	git_commit_free(cb);
+	git_repository_free(repo);
+	return rc;
+}
+
+int
+tree_read_blob(const char *path, const char *commit, const char *file,
+    struct buf *out, struct buf *err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	int rc = -1;
+
+	if (tree_open(path, &repo, err) < 0)
+		return -1;
+	if (tree_lookup_commit(repo, commit, &c) < 0 ||
+	    git_commit_tree(&t, c) < 0) {
+		buf_addf(err, "%s is not a commit in %s", commit, path);
+		goto out;
+	}
+	if (git_tree_entry_bypath(&e, t, file) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		rc = 1;
+		goto out;
+	}
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
+		buf_addf(err, "%s in %s: %s", file, commit, tree_git_err());
+		goto out;
+	}
+	if (buf_add(out, git_blob_rawcontent(blob),
+	    (size_t)git_blob_rawsize(blob)) == -1) {
+		buf_addf(err, "%s in %s: larger than %zu bytes", file, commit,
+		    out->max);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	git_commit_free(c);
+	git_repository_free(repo);
+	return rc;
+}
+
+int
 tree_export(const char *path, const char *commit, const char *dir,
     struct buf *err)
 {

@@ -117,6 +117,18 @@ int	tree_changed_paths(const char *repo, const char *a, const char *b,
 	    struct buf *out, struct buf *err);
 
 /*
+ * The unified diff a..b without context lines (each hunk's ranges are
+ * exactly the changed lines), appended to out (its max bounds it).
+ */
+int	tree_diff_text(const char *repo, const char *a, const char *b,
+	    struct buf *out, struct buf *err);
+
+/* Appends the content of path in commit to out: 0, 1 when the commit has
+   no such file, -1 (err says why, also when out's max is exceeded). */
+int	tree_read_blob(const char *repo, const char *commit, const char *path,
+	    struct buf *out, struct buf *err);
+
+/*
  * Writes the full tree of commit into dir (created; must not exist).  The
  * files get the current time as mtime: older than anything built later.
  */
