@@ -13,6 +13,7 @@
 #include "daemon/db.h"
 #include "daemon/db_agent.h"
 #include "daemon/db_build.h"
+#include "daemon/exercise.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
 #include "daemon/report.h"
@@ -112,6 +113,7 @@ report_release(struct report *r)
 		stats_result_release(&r->result);
 	report_contention_free(r);
 	report_profiles_free(r->profiles, r->nprofiles);
+	report_exercise_release(&r->ex);
 	report_init(r);
 }
 
@@ -584,6 +586,12 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 		    "no results");
 		return buf;
 	}
+	/* nothing the series changed ran: no row may say "no change" (nor
+	   call a difference the series' doing; report_exercise.c) */
+	if (r->ex.state == REPORT_EX_NOT_EXERCISED) {
+		snprintf(buf, sz, "not exercised");
+		return buf;
+	}
 	reg = r->result.count[STATS_REGRESSION];
 	imp = r->result.count[STATS_IMPROVEMENT];
 	inc = r->result.count[STATS_INCONCLUSIVE];
@@ -609,12 +617,13 @@ report_verdict_class(const char *v)
 {
 	static const char *const k[] = { "regression", "improvement",
 	    "no change", "inconclusive", "failed", "mixed", "running",
-	    "waiting" };
+	    "waiting", "not exercised" };
 	size_t i;
 
 	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
 		if (!strncmp(v, k[i], strlen(k[i])))
-			return i == 2 ? "nochange" : k[i];
+			return i == 2 ? "nochange" : i == 8 ? "notexercised" :
+			    k[i];
 	return "other";
 }
 
@@ -718,8 +727,24 @@ report_pad(struct buf *b, const char *s, int width, int right)
 			buf_addch(b, ' ');
 }
 
+const char *
+report_row_verdict(const struct report *r, const struct stats_row *row)
+{
+	if (r && r->ex.state == REPORT_EX_NOT_EXERCISED &&
+	    !report_row_missing(row) && row->verdict != STATS_INVALID)
+		return "not exercised";
+	return stats_verdict_name(row->verdict);
+}
+
 void
 report_table_text(const struct stats_result *res, struct buf *b)
+{
+	report_table_text_ex(res, NULL, b);
+}
+
+void
+report_table_text_ex(const struct stats_result *res, const struct report *r,
+    struct buf *b)
 {
 	const char *wl = NULL;
 	char s1[64], s2[64], chg[96];
@@ -757,12 +782,17 @@ report_table_text(const struct stats_result *res, struct buf *b)
 		if (row->unit && *row->unit)
 			report_cleanf(b, " (%s)", row->unit);
 		if (miss)
-			report_cleanf(b, "  %s\n", miss);
+			report_cleanf(b, "  %s", miss);
+		else if (r && r->ex.state == REPORT_EX_NOT_EXERCISED)
+			report_cleanf(b, "  not exercised%s",
+			    row->significant ? " (suspicious: significant "
+			    "although nothing changed ran)" : "");
 		else if (row->verdict == STATS_NO_CHANGE)
-			buf_addstr(b, "  no change\n");
+			buf_addstr(b, "  no change");
 		else
-			report_cleanf(b, "  %s: %s\n",
+			report_cleanf(b, "  %s: %s",
 			    stats_verdict_name(row->verdict), row->reason);
+		buf_addstr(b, r && r->ex.emulated ? "  [emulated]\n" : "\n");
 	}
 	if (res->n == 0)
 		buf_addstr(b, "\n(no metrics)\n");
@@ -925,15 +955,24 @@ report_text(const struct report *r, const char *server, struct buf *b)
 		    row->verdict != STATS_IMPROVEMENT)
 			continue;
 		if (!nsig++)
-			buf_addstr(b, "Significant changes:\n");
+			buf_addstr(b, r->ex.state == REPORT_EX_NOT_EXERCISED ?
+			    "Suspicious (significant, but none of the changed "
+			    "functions ran):\n" : "Significant changes:\n");
 		report_row_name(&name, row);
-		report_cleanf(b, "  %+.1f%% %s of %s\n", isfinite(row->pct_change)
-		    ? row->pct_change : 0, stats_verdict_name(row->verdict),
-		    name.data);
+		report_cleanf(b, "  %+.1f%% %s of %s%s\n",
+		    isfinite(row->pct_change) ? row->pct_change : 0,
+		    r->ex.state == REPORT_EX_NOT_EXERCISED ? "difference" :
+		    stats_verdict_name(row->verdict), name.data,
+		    r->ex.emulated ? " [emulated]" : "");
 		buf_release(&name);
 	}
 	if (nsig)
 		buf_addch(b, '\n');
+	else if (r->have_result && r->result.n && !report_is_live(r) &&
+	    r->ex.state == REPORT_EX_NOT_EXERCISED)
+		buf_addstr(b, "Not exercised: none of the changed functions "
+		    "ran, so the absence of a difference says nothing about "
+		    "the series.\n\n");
 	else if (r->have_result && r->result.n && !report_is_live(r))
 		buf_addstr(b, "No significant change in any metric.\n\n");
 
@@ -993,9 +1032,11 @@ report_text(const struct report *r, const char *server, struct buf *b)
 				report_cleanf(b, "    %s%s\n", server ? server :
 				    "", r->jobs[k].console);
 	}
+	if (r->comparison_id)
+		report_exercise_text(r, b);
 	if (r->have_result) {
 		buf_addstr(b, "\nResults\n\n");
-		report_table_text(&r->result, b);
+		report_table_text_ex(&r->result, r, b);
 	}
 	report_contention_text(r, b);
 	for (i = 0; i < r->nprofiles; i++) {
@@ -1302,6 +1343,26 @@ report_json_contention(const struct report *r)
 	return a;
 }
 
+/* Rows as the page shows them: "not exercised" instead of the
+   statistics' verdict (kept as stats_verdict), and the emulated mark. */
+static void
+report_json_rows_exercise(const struct report *r, json_t *rows)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(rows) && i < r->result.n; i++) {
+		json_t *o = json_array_get(rows, i);
+		const char *v = report_row_verdict(r, &r->result.rows[i]);
+
+		json_object_set_new(o, "stats_verdict", json_string(
+		    stats_verdict_name(r->result.rows[i].verdict)));
+		if (!strcmp(v, "not exercised"))
+			json_object_set_new(o, "verdict", json_string(v));
+		json_object_set_new(o, "emulated", json_boolean(
+		    r->ex.emulated));
+	}
+}
+
 json_t *
 report_json(const struct report *r)
 {
@@ -1381,10 +1442,12 @@ report_json(const struct report *r)
 		    json_object_get(res, "counts")));
 		json_object_set_new(o, "rows", json_incref(
 		    json_object_get(res, "rows")));
+		report_json_rows_exercise(r, json_object_get(o, "rows"));
 		json_decref(res);
 	} else {
 		json_object_set_new(o, "rows", json_array());
 	}
+	report_exercise_json(r, o);
 	json_object_set_new(o, "charts", report_json_charts(r));
 	json_object_set_new(o, "lock_contention", report_json_contention(r));
 	json_object_set_new(o, "lock_profiles", report_json_profiles(r));
@@ -1506,7 +1569,8 @@ report_html_header(const struct report *r, struct buf *b)
 }
 
 static void
-report_html_row(const struct stats_row *row, struct buf *b)
+report_html_row(const struct report *r, const struct stats_row *row,
+    struct buf *b)
 {
 	const char *miss = report_row_missing(row);
 	char s1[64], s2[64], chg[96];
@@ -1515,7 +1579,7 @@ report_html_row(const struct stats_row *row, struct buf *b)
 	report_fmt_side(s2, sizeof(s2), &row->test);
 	report_fmt_change(chg, sizeof(chg), row);
 	buf_addf(b, "<tr class=\"v-%s%s\"><td class=\"num\">",
-	    report_verdict_class(stats_verdict_name(row->verdict)),
+	    report_verdict_class(report_row_verdict(r, row)),
 	    row->significant ? " sig" : "");
 	html_txt(b, s1);
 	buf_addstr(b, "</td><td class=\"num chg\">");
@@ -1540,7 +1604,15 @@ report_html_row(const struct stats_row *row, struct buf *b)
 	buf_addstr(b, "</td><td class=\"row-verdict\" title=\"");
 	html_attr(b, row->reason);
 	buf_addstr(b, "\">");
-	html_txt(b, miss ? miss : stats_verdict_name(row->verdict));
+	html_txt(b, miss ? miss : report_row_verdict(r, row));
+	if (!miss && row->significant &&
+	    r->ex.state == REPORT_EX_NOT_EXERCISED)
+		buf_addstr(b, " <span class=\"suspicious\" title=\"significant "
+		    "although none of the changed functions ran\">(suspicious)"
+		    "</span>");
+	if (r->ex.emulated)
+		buf_addstr(b, " <span class=\"emulated\" title=\"TCG with "
+		    "icount: contention is emulated\">emulated</span>");
 	buf_addstr(b, "</td></tr>\n");
 }
 
@@ -1640,7 +1712,7 @@ report_html_results(const struct report *r, struct buf *b)
 		html_txt(b, wl);
 		buf_addstr(b, "</th></tr>\n");
 		for (start = i; start < k; start++)
-			report_html_row(&res->rows[start], b);
+			report_html_row(r, &res->rows[start], b);
 		buf_addstr(b, "</tbody>\n");
 	}
 	buf_addstr(b, "</table>\n<p class=\"note\">* significant: the 95% CI "
@@ -1898,6 +1970,8 @@ report_html(const struct report *r, struct buf *b)
 	else if (r->comparison_id)
 		buf_addstr(b, "<p class=\"note\">No samples yet.</p>\n");
 	report_html_contention(r, b);
+	if (r->comparison_id)
+		report_exercise_html(r, b);
 	report_html_profiles(r, b);
 	report_html_jobs(r, b);
 	if (r->matrix) {
@@ -2325,6 +2399,15 @@ report_load_comparison(struct db *db, struct report *r, int with_result)
 	}
 	r->njobs = n;
 	r->topology = report_topology(db, c.class);
+	{
+		json_t *chg = NULL, *att = NULL;
+
+		if (db_exercise_get(db, c.id, &chg) == 0 &&
+		    db_exercise_attempts(db, c.id, &att) == 0)
+			report_exercise_set(r, chg, att);
+		json_decref(chg);
+		json_decref(att);
+	}
 	rc = with_result ? report_load_result(db, r, &c) : 0;
 	buf_release(&ag);
 	sched_comparison_release(&c);

@@ -107,6 +107,40 @@ struct report_side {
 	int	 planned, done, failed, running;
 };
 
+/* One changed function of the series and its calls per side. */
+struct report_fn {
+	char	*name, *file, *symbol;
+	char	*status;		/* probed inlined specialised ambiguous
+					   "not probed" unknown */
+	char	*note;			/* why not countable, or "" */
+	int	 added;			/* new in the series */
+	long long hits[2];		/* summed over the side's boots */
+	int	 counted[2];		/* boots that reported a count */
+	int	 refused[2];		/* boots whose kernel refused the probe */
+};
+
+/* Was the changed code exercised (report_exercise.c)? */
+enum report_ex_state {
+	REPORT_EX_NONE = 0,		/* no change analysis stored */
+	REPORT_EX_UNMEASURED,		/* countable functions, no counts yet */
+	REPORT_EX_UNCOUNTABLE,		/* no countable function (inlined...) */
+	REPORT_EX_EXERCISED,		/* a countable function ran */
+	REPORT_EX_NOT_EXERCISED,	/* none ran, on either side */
+};
+
+struct report_exercise {
+	enum report_ex_state state;
+	json_t	*changes;		/* the stored plan (owned) or NULL */
+	struct report_fn *fns;
+	size_t	 nfns, ncountable;
+	/* the environment, per side: of the side's last boot that said */
+	json_t	*env[2];		/* owned or NULL */
+	int	 emulated;		/* some boot ran under TCG */
+	char	*accel;			/* e.g. "tcg, icount shift=3..." */
+	int	 splats[2], runs[2];	/* fail:runs, kernel test robot style */
+	char	*splat[2];		/* the first splat line per side */
+};
+
 struct report {
 	/* the series */
 	long long series_id;
@@ -144,6 +178,8 @@ struct report {
 	struct report_lockrow *locks;	/* by run, "(all)" first, then by
 					   wait share, largest first */
 	size_t	 nlocks;
+	/* the changed code, the environment (report_exercise.c) */
+	struct report_exercise ex;
 };
 
 void	report_init(struct report *);
@@ -227,6 +263,33 @@ int	db_report_stored(struct db *, long long cid, char **result,
 /* Stores profiles, and result unless one is stored already.  0 or -1. */
 int	db_report_store(struct db *, long long cid, const char *result,
 	    const char *profiles);
+
+/* ---- the changed code and the environment (report_exercise.c) --------- */
+
+/*
+ * Fills r->ex from a stored plan (exercise.h: comparisons.changes) and the
+ * attempts' rows (db_exercise_attempts: probe_hits, environment, splats),
+ * and decides r->ex.state.  Pure: the caller reads the store.  changes is
+ * borrowed (a reference is kept).
+ */
+void	report_exercise_set(struct report *r, json_t *changes,
+	    const json_t *attempts);
+void	report_exercise_release(struct report_exercise *);
+/*
+ * The verdict word a row shows: "not exercised" when the series' changed
+ * functions never ran (r->ex.state REPORT_EX_NOT_EXERCISED) and the row
+ * has numbers on both sides; else the statistics' verdict.
+ */
+const char *report_row_verdict(const struct report *r,
+	    const struct stats_row *row);
+/* The sections of the three renderings. */
+void	report_exercise_html(const struct report *r, struct buf *out);
+void	report_exercise_text(const struct report *r, struct buf *out);
+void	report_exercise_json(const struct report *r, json_t *obj);
+/* The kernel-test-robot table with a verdict per row from r (NULL: the
+   statistics' own) and a mark after every row ("emulated") or NULL. */
+void	report_table_text_ex(const struct stats_result *res,
+	    const struct report *r, struct buf *out);
 
 /* ---- where the report plugs into the daemon (routes.c) --------------- */
 
