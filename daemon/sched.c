@@ -631,11 +631,20 @@ sched_create(struct db *db, long long sid, long long kbase,
 	else if (reqm)
 		json_object_set_new(plan.changes, "matrix_source",
 		    json_string("the submitter's matrix"));
-	if (have_plan && plan.matrix && strstr(json_string_value(
-	    json_object_get(plan.changes, "matrix_source")), "(all)")) {
-		/* "all" is the configured default matrix ([sched] matrix) */
-		free(plan.matrix);
-		plan.matrix = NULL;
+	if (have_plan && !reqm && plan.matrix) {
+		const char *cm = config_str(&app.cfg, "sched", NULL, "matrix");
+
+		/* An operator's [sched] matrix runs for every series (the
+		   suites are still listed); "all" is the default matrix. */
+		if (cm && *cm)
+			json_object_set_new(plan.changes, "matrix_source",
+			    json_sprintf("[sched] matrix %s (configured: it "
+			    "replaces the suites)", cm));
+		if ((cm && *cm) || strstr(json_string_value(json_object_get(
+		    plan.changes, "matrix_source")), "(all)")) {
+			free(plan.matrix);
+			plan.matrix = NULL;
+		}
 	}
 	if (reqm == NULL && !(have_plan && plan.matrix) &&
 	    (dflt = sched_default_matrix(err)) == NULL)
