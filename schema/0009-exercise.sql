@@ -1,4 +1,4 @@
--- 0008-exercise: was the code a series changes exercised, and what did
+-- 0009-exercise: was the code a series changes exercised, and what did
 -- each boot run with (daemon/exercise.c, daemon/db_exercise.c).
 --
 -- comparisons.changes: the series' change analysis as JSON, made when the
