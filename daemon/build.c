@@ -361,6 +361,35 @@ build_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static long long build_gc_du(const char *path, int own);
+
+/*
+ * Size records, so the cache's garbage collection need not walk every
+ * tree (a kernel tree is ~90k files; eight of them take seconds):
+ * <cache>/b/<key>/size holds the build's own bytes, written when it is
+ * done; <cache>/src/<commit>.size the export's.
+ */
+static void
+build_size_write(const char *path, long long v)
+{
+	char s[32];
+	int n = snprintf(s, sizeof(s), "%lld\n", v);
+
+	buf_write_file(path, s, (size_t)n);
+}
+
+static long long
+build_size_read(const char *path)
+{
+	struct buf b = BUF_INIT(64);
+	long long v = -1;
+
+	if (buf_read_file(&b, path) == 0 && b.data && b.len)
+		v = atoll(b.data);
+	buf_release(&b);
+	return v;
+}
+
 /* Exports commit to <cache>/src/<commit> once (tmp dir + rename). */
 static int
 build_export(const char *cache, const char *repo, const char *commit,
@@ -384,6 +413,9 @@ build_export(const char *cache, const char *repo, const char *commit,
 		buf_addf(err, "rename %s: %s", tmp, strerror(errno));
 		goto out;
 	}
+	free(tmp);
+	tmp = xasprintf("%s.size", dst);
+	build_size_write(tmp, build_gc_du(dst, 0));
 	rc = 0;
 out:
 	if (rc != 0)
@@ -1026,6 +1058,9 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		char line[80];
 		int n = snprintf(line, sizeof(line), "%s\n", res->sha256);
 
+		free(s);
+		s = xasprintf("%s/size", res->dir);
+		build_size_write(s, build_gc_du(res->dir, 1));
 		/* Written last: its presence is what makes a cache hit. */
 		if (buf_write_file(done, line, (size_t)n) != 0) {
 			buf_addf(&why, "cannot write %s: %s", done,
@@ -1164,6 +1199,7 @@ build_gc_scan(const char *cache, struct build_gc_entry **out, size_t *n)
 		struct build_gc_entry *e;
 		struct stat st;
 		char *p;
+		int done;
 
 		if (!build_gc_is_key(de->d_name))
 			continue;
@@ -1175,7 +1211,7 @@ build_gc_scan(const char *cache, struct build_gc_entry **out, size_t *n)
 		memset(e, 0, sizeof(*e));
 		memcpy(e->key, de->d_name, 65);
 		p = xasprintf("%s/%s/done", bdir, e->key);
-		if (stat(p, &st) == 0)
+		if ((done = stat(p, &st) == 0))
 			e->used = st.st_mtime;
 		else {
 			free(p);
@@ -1200,8 +1236,16 @@ build_gc_scan(const char *cache, struct build_gc_entry **out, size_t *n)
 			buf_release(&b);
 		}
 		free(p);
-		p = xasprintf("%s/%s", bdir, e->key);
-		e->bytes = build_gc_du(p, 1);
+		p = xasprintf("%s/%s/size", bdir, e->key);
+		if (!e->has_tree || (e->bytes = build_size_read(p)) < 0) {
+			char *dir = xasprintf("%s/%s", bdir, e->key);
+
+			e->bytes = build_gc_du(dir, 1);
+			/* a done build made before the records: record it */
+			if (e->has_tree && done)
+				build_size_write(p, e->bytes);
+			free(dir);
+		}
 		free(p);
 		(*n)++;
 	}
@@ -1285,8 +1329,13 @@ build_gc_sources(const char *cache, const struct build_gc_entry *e, size_t n,
 		build_gc_linked = 0;
 		nftw(p, build_gc_link_one, 16, FTW_PHYS | FTW_MOUNT);
 		if (!build_gc_linked) {
-			freed += build_gc_du(p, 0);
+			char *sz = xasprintf("%s.size", p);
+			long long b = build_size_read(sz);
+
+			freed += b >= 0 ? b : build_gc_du(p, 0);
 			build_rm_rf(p);
+			unlink(sz);
+			free(sz);
 			(*removed)++;
 		}
 		free(p);
@@ -1295,6 +1344,36 @@ build_gc_sources(const char *cache, const struct build_gc_entry *e, size_t n,
 		closedir(d);
 	free(sdir);
 	return freed;
+}
+
+/* Bytes of every export under src (from their size records). */
+static long long
+build_gc_src_bytes(const char *src)
+{
+	DIR *d = opendir(src);
+	struct dirent *de;
+	long long total = 0;
+
+	while (d && (de = readdir(d))) {
+		char *p, *sz;
+		long long b;
+
+		if (strlen(de->d_name) != 40 ||
+		    strspn(de->d_name, "0123456789abcdef") != 40)
+			continue;
+		p = xasprintf("%s/%s", src, de->d_name);
+		sz = xasprintf("%s.size", p);
+		if ((b = build_size_read(sz)) < 0) {
+			b = build_gc_du(p, 0);
+			build_size_write(sz, b);
+		}
+		total += b;
+		free(p);
+		free(sz);
+	}
+	if (d)
+		closedir(d);
+	return total;
 }
 
 int
@@ -1317,7 +1396,7 @@ build_cache_gc(const char *cache, long long max, const char *const *keep,
 
 	if (build_gc_scan(cache, &e, &n) != 0)
 		goto out;
-	srcb = build_exists(src) ? build_gc_du(src, 0) : 0;
+	srcb = build_gc_src_bytes(src);
 	total = srcb;
 	for (size_t i = 0; i < n; i++)
 		total += e[i].bytes;
