@@ -722,6 +722,19 @@ claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 	char w[32];
 	int words = 0;
 
+	/* "... reduced by N%", "drop by N%" */
+	if (n->at >= 3 && !strncasecmp(s + n->at - 3, "by ", 3)) {
+		size_t j = n->at - 3;
+		enum claim_dir d;
+
+		while (j > 0 && s[j - 1] == ' ')
+			j--;
+		while (j > 0 && isalpha((unsigned char)s[j - 1]))
+			j--;
+		claims_word(s + j, len - j, w, sizeof(w));
+		if ((d = claims_change_word(w)) != CLAIM_DIR_NONE)
+			return d;
+	}
 	while (i < len && words < 6) {
 		enum claim_dir d;
 		size_t wl;
@@ -733,23 +746,21 @@ claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 		wl = claims_word(s + i, len - i, w, sizeof(w));
 		if (!wl)
 			break;
+		/* "10% or more": a hedge, not a direction */
+		if (!strcmp(w, "or")) {
+			i += wl;
+			while (i < len && s[i] == ' ')
+				i++;
+			i += claims_word(s + i, len - i, w, sizeof(w));
+			words += 2;
+			continue;
+		}
 		if ((d = claims_change_word(w)) != CLAIM_DIR_NONE)
 			return d;
 		if (!strcmp(w, "of") || !strcmp(w, "than"))
 			return CLAIM_DIR_NONE;
 		i += wl;
 		words++;
-	}
-	/* "... by N%" */
-	if (n->at >= 3 && !strncasecmp(s + n->at - 3, "by ", 3)) {
-		size_t j = n->at - 3;
-
-		while (j > 0 && s[j - 1] == ' ')
-			j--;
-		while (j > 0 && isalpha((unsigned char)s[j - 1]))
-			j--;
-		claims_word(s + j, len - j, w, sizeof(w));
-		return claims_change_word(w);
 	}
 	return CLAIM_DIR_NONE;
 }
@@ -1128,32 +1139,34 @@ claims_to_json(const struct claims *cs)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < cs->n; i++) {
-		const struct claim *c = &cs->v[i];
-		json_t *cond;
-
-		cond = json_pack("{s:o,s:o,s:o,s:o,s:o,s:s?,s:s?,s:s?}",
-		    "threads", claims_count_json(c->cond.threads),
-		    "processes", claims_count_json(c->cond.processes),
-		    "cpus", claims_count_json(c->cond.cpus),
-		    "memcgs", claims_count_json(c->cond.memcgs),
-		    "folio_kb", claims_count_json(c->cond.folio_kb),
-		    "mode", c->cond.mode[0] ? c->cond.mode : NULL,
-		    "workload", c->cond.workload[0] ? c->cond.workload : NULL,
-		    "lock", c->cond.lock[0] ? c->cond.lock : NULL);
-		json_array_append_new(a, json_pack(
-		    "{s:s,s:s,s:s,s:s,s:s,s:s?,s:o,s:o,s:o,s:s?,s:s,s:o}",
-		    "text", c->text, "where", c->where, "rule", c->rule,
-		    "kind", claim_kind_name(c->kind),
-		    "metric_words", c->words,
-		    "metric", c->metric ? claim_metric_name(c->metric) : NULL,
-		    "before", claims_num_json(c->has_before, c->before),
-		    "after", claims_num_json(c->has_after, c->after),
-		    "change_pct", claims_num_json(c->has_change, c->change_pct),
-		    "direction", c->dir ? claim_dir_name(c->dir) : NULL,
-		    "unit", c->unit, "conditions", cond));
-	}
+	for (size_t i = 0; i < cs->n; i++)
+		json_array_append_new(a, claim_to_json(&cs->v[i]));
 	return a;
+}
+
+json_t *
+claim_to_json(const struct claim *c)
+{
+	json_t *cond = json_pack("{s:o,s:o,s:o,s:o,s:o,s:s?,s:s?,s:s?}",
+	    "threads", claims_count_json(c->cond.threads),
+	    "processes", claims_count_json(c->cond.processes),
+	    "cpus", claims_count_json(c->cond.cpus),
+	    "memcgs", claims_count_json(c->cond.memcgs),
+	    "folio_kb", claims_count_json(c->cond.folio_kb),
+	    "mode", c->cond.mode[0] ? c->cond.mode : NULL,
+	    "workload", c->cond.workload[0] ? c->cond.workload : NULL,
+	    "lock", c->cond.lock[0] ? c->cond.lock : NULL);
+	return json_pack(
+	    "{s:s,s:s,s:s,s:s,s:s,s:s?,s:o,s:o,s:o,s:s?,s:s,s:o}",
+	    "text", c->text, "where", c->where, "rule", c->rule,
+	    "kind", claim_kind_name(c->kind),
+	    "metric_words", c->words,
+	    "metric", c->metric ? claim_metric_name(c->metric) : NULL,
+	    "before", claims_num_json(c->has_before, c->before),
+	    "after", claims_num_json(c->has_after, c->after),
+	    "change_pct", claims_num_json(c->has_change, c->change_pct),
+	    "direction", c->dir ? claim_dir_name(c->dir) : NULL,
+	    "unit", c->unit, "conditions", cond);
 }
 
 /* ---- checking a claim against the rows ------------------------------- */

@@ -95,6 +95,7 @@ void	claims_release(struct claims *);
 /* The JSON list of claims: [{text, where, rule, kind, metric_words,
    metric, before, after, change_pct, direction, unit, conditions}]. */
 struct json_t *claims_to_json(const struct claims *);
+struct json_t *claim_to_json(const struct claim *);
 
 /* Names for the enums (JSON, pages). */
 const char *claim_kind_name(enum claim_kind);

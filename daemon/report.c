@@ -81,6 +81,7 @@ report_release(struct report *r)
 	size_t i;
 	int s;
 
+	report_claims_free(r);
 	free(r->series_state);
 	free(r->series_rest);
 	free(r->series_error);
@@ -947,6 +948,7 @@ report_text(const struct report *r, const char *server, struct buf *b)
 	report_verdict(r, v, sizeof(v));
 	report_cleanf(b, "kperfci result for series %lld: %s\n\n",
 	    r->series_id, v);
+	report_claims_text(r, b);
 	for (i = 0; r->have_result && i < r->result.n; i++) {
 		const struct stats_row *row = &r->result.rows[i];
 		struct buf name = BUF_INIT(0);
@@ -1390,6 +1392,7 @@ report_json(const struct report *r)
 	    json_integer(r->version) : json_null());
 	json_object_set_new(o, "author", report_jstring(r->author));
 	json_object_set_new(o, "source", report_jstring(r->source));
+	json_object_set_new(o, "claims", report_claims_json(r));
 	json_object_set_new(o, "base", json_pack("{s:o,s:o,s:o,s:o}",
 	    "tree", report_jstring(r->tree),
 	    "commit", report_jstring(r->base_commit),
@@ -1942,6 +1945,7 @@ report_html(const struct report *r, struct buf *b)
 		buf_addstr(b, " <span class=\"note\">(running; this page "
 		    "refreshes itself)</span>");
 	buf_addstr(b, "</p>\n");
+	report_claims_html(r, b);
 	for (s = 0; s < 2; s++) {
 		const char *how = report_side_all_failed(r, s);
 
@@ -2449,5 +2453,7 @@ report_load(struct db *db, long long series_id, int with_result,
 		    &r->kernel[REPORT_PATCHED]);
 		db_series_build_release(&sb);
 	}
+	if (with_result)
+		report_claims_load(db, r);
 	return report_load_comparison(db, r, with_result);
 }

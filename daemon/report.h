@@ -180,7 +180,17 @@ struct report {
 	size_t	 nlocks;
 	/* the changed code, the environment (report_exercise.c) */
 	struct report_exercise ex;
+	/* the author's claims and their checks (report_claims.c) */
+	struct report_claims *claims;
 };
+
+/* report_claims.c: the author's claims, checked against the result. */
+int	report_claims_load(struct db *, struct report *);
+void	report_claims_free(struct report *);
+size_t	report_claims_count(const struct report *);
+json_t	*report_claims_json(const struct report *);
+void	report_claims_text(const struct report *, struct buf *);
+void	report_claims_html(const struct report *, struct buf *);
 
 void	report_init(struct report *);
 void	report_release(struct report *);
