@@ -77,7 +77,7 @@ report_claims_rows(const struct report *r, size_t *n)
 		for (size_t i = 0; i < r->result.n; i++) {
 			const struct stats_row *s = &r->result.rows[i];
 			struct claim_row *c = &rc->rows[rc->nrows++];
-			const char *v = stats_verdict_name(s->verdict);
+			const char *v = report_row_verdict(r, s);
 
 			c->workload = s->workload;
 			c->params = s->params;
