@@ -46,3 +46,7 @@ while [ $i -lt $n ]; do
 done
 end=$(date +%s.%N)
 python3 -c "import sys; t=(float(sys.argv[2])-float(sys.argv[1]))/int(sys.argv[3]); print('%.3f s per 20-series comparison (%.1f ms per series, parse included)' % (t, t*1000/20))" "$start" "$end" "$n"
+
+echo
+echo "== boots a claim needs, and the power they give (t-claims --bench)"
+"$(dirname "$T_STATS")/t-claims" --bench "${KPERFCI_STATS_BENCH_REPS:-400}"

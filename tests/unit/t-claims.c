@@ -2,12 +2,20 @@
  * t-claims: claims read from text (the rules one by one) and checked
  * against comparison rows; the boots a claim needs.  The seed threads'
  * full text is checked end to end by tests/e2e/t1002-series-claims.sh.
+ *
+ * `t-claims --bench` (make bench-stats) checks on generated data that the
+ * boots claims_boots_needed() asks for deliver the promised power with
+ * the daemon's own decision rule (stats_compare, one look).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "daemon/claims.h"
+#include "daemon/stats.h"
 #include "tests/unit/tap.h"
 
 static struct claims cs;
@@ -143,9 +151,85 @@ test_boots(void)
 	    "a stricter level needs more boots");
 }
 
-int
-main(void)
+/* ---- bench ------------------------------------------------------------ */
+
+#define BENCH_ITERS	5
+
+static void
+bench_side(gsl_rng *r, struct stats_set *s, int nb, double sb, double sr,
+    double factor)
 {
+	for (int b = 0; b < nb; b++) {
+		double bf = 1 + sb * gsl_ran_gaussian(r, 1);
+
+		for (int i = 0; i < BENCH_ITERS; i++) {
+			struct stats_sample x = {
+				.boot = b, .workload = "sim", .params = "",
+				.metric = "m", .unit = "ops/s",
+				.better = STATS_HIGHER, .iteration = i,
+			};
+
+			x.value = 1000 * factor * bf *
+			    (1 + sr * gsl_ran_gaussian(r, 1));
+			if (stats_set_add(s, &x, NULL, 0))
+				abort();
+		}
+	}
+}
+
+static int
+bench(int reps)
+{
+	/* boot noise, run noise, effect (all %) */
+	static const double cells[][3] = { { 1.5, 1, 5 }, { 1.5, 1, 3 },
+	    { 3, 2, 5 }, { 1, 1, 10 }, { 3, 3, 20 } };
+	struct stats_opts o;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+
+	stats_opts_init(&o);
+	o.looks = 1;
+	printf("boots per side a claim needs (claims_boots_needed, 95%% power "
+	    "at alpha %.3g, one look) and the power the daemon's rule then "
+	    "has: %d comparisons per cell, %d runs per boot\n", o.alpha, reps,
+	    BENCH_ITERS);
+	printf("%-9s %-8s %-7s %6s %8s\n", "boot sd", "run sd", "effect",
+	    "boots", "power%");
+	for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++) {
+		double sb = cells[c][0] / 100, sr = cells[c][1] / 100;
+		double cv = 100 * sqrt(sb * sb + sr * sr / BENCH_ITERS);
+		int n = claims_boots_needed(cv, cells[c][2], o.alpha, 0.95);
+		int hit = 0;
+
+		gsl_rng_set(r, 42 + c);
+		for (int k = 0; k < reps; k++) {
+			struct stats_set a, b;
+			struct stats_result res;
+
+			stats_set_init(&a);
+			stats_set_init(&b);
+			bench_side(r, &a, n, sb, sr, 1);
+			bench_side(r, &b, n, sb, sr, 1 + cells[c][2] / 100);
+			stats_compare(&a, &b, &o, &res);
+			if (res.n == 1 && res.rows[0].verdict ==
+			    STATS_IMPROVEMENT)
+				hit++;
+			stats_result_release(&res);
+			stats_set_release(&a);
+			stats_set_release(&b);
+		}
+		printf("%6.1f%%   %5.1f%%   %5.1f%% %6d %8.1f\n", cells[c][0],
+		    cells[c][1], cells[c][2], n, 100.0 * hit / reps);
+		fflush(stdout);
+	}
+	gsl_rng_free(r);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--bench"))
+		return bench(argc > 2 ? atoi(argv[2]) : 400);
 	test_rules();
 	test_check();
 	test_boots();
