@@ -89,7 +89,7 @@ agent_fail_find(const char *peer, time_t now, int add)
 }
 
 /* Seconds peer must wait before trying again, 0 when it may try now. */
-static long
+long
 agent_auth_blocked(const char *peer)
 {
 	time_t now = time(NULL);
@@ -105,7 +105,7 @@ agent_auth_blocked(const char *peer)
 	return wait > 0 ? wait : 0;
 }
 
-static void
+void
 agent_auth_failed(const char *peer)
 {
 	struct agent_fail *f;

@@ -89,6 +89,14 @@ int	agent_authorize(const struct http_req *, const char *name,
 	    struct http_resp *);
 /* For tests: forgets every failed authentication. */
 void	agent_auth_reset(void);
+/*
+ * The throttle itself, shared with daemon/auth.c (submitter and admin
+ * tokens count in the same windows): seconds peer must wait before trying
+ * again (0: it may try now), and one more failure of peer.  NULL peers
+ * (in-process calls) are not counted.
+ */
+long	agent_auth_blocked(const char *peer);
+void	agent_auth_failed(const char *peer);
 
 /* Config check for [agent "NAME"] token_sha256. */
 int	agent_check_token_sha256(const char *value, struct buf *err);

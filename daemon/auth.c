@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "daemon/agent.h"
 #include "daemon/app.h"
 #include "daemon/auth.h"
 #include "daemon/config.h"
@@ -100,6 +101,7 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
 	    "admin_token_sha256"), *tok, *sub, *want;
 	char *owned, got[65];
 	size_t i;
+	long wait;
 	int rc = 0;
 
 	auth_set(who, AUTH_ANON, "anonymous");
@@ -107,6 +109,17 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
 	if (!tok) {
 		if (auth_trusted_loopback(r))
 			auth_set(who, admin ? AUTH_LOCAL : AUTH_ADMIN, "local");
+		goto out;
+	}
+	if ((wait = agent_auth_blocked(r->peer)) > 0) {
+		char ra[24];
+
+		snprintf(ra, sizeof(ra), "%ld", wait);
+		http_resp_header(resp, "Retry-After", ra);
+		http_reply_error(resp, 429, "Authorization: too many failed "
+		    "attempts from %s (%d in %d s); retry in %ld s", r->peer,
+		    AGENT_AUTH_FAILS, AGENT_AUTH_WINDOW, wait);
+		rc = -1;
 		goto out;
 	}
 	sha256_hex(tok, strlen(tok), got);
@@ -124,6 +137,7 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
 			goto out;
 		}
 	}
+	agent_auth_failed(r->peer);
 	http_reply_error(resp, 403, "Authorization: the token is neither the "
 	    "admin token nor a configured submitter's");
 	rc = -1;
@@ -433,10 +447,14 @@ auth_guard(struct http_req *r, const struct route *rt,
 	const char *host = http_header(r, "Host");
 	struct auth_who who;
 
-	if (!auth_host_allowed(host))
+	if (!auth_host_allowed(host)) {
+		log_info("http: %s %s from %s: Host \"%.64s\" refused (not an "
+		    "address, localhost or an [auth] host)", r->method,
+		    r->path, r->peer ? r->peer : "?", host);
 		return auth_fail(rt, resp, 403, "Host: \"%.64s\" is not a name "
 		    "this server answers to (an address, localhost, or an "
 		    "[auth] host line)", host);
+	}
 	if (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD"))
 		return 0;
 	if (auth_origin_ok(r) < 0)
@@ -448,7 +466,7 @@ auth_guard(struct http_req *r, const struct route *rt,
 	if (rt->flags & ROUTE_AGENT)
 		return 0;
 	if (auth_identify(r, !!(rt->flags & ROUTE_FORM), &who, resp) < 0) {
-		if (rt->flags & ROUTE_HTML)
+		if ((rt->flags & ROUTE_HTML) && resp->status == 403)
 			html_error_page(resp, 403, "the token is neither the "
 			    "admin token nor a configured submitter's");
 		return -1;

@@ -13,6 +13,10 @@
  *			trust_loopback on) when an admin token is configured
  *	anonymous	anything else: GET only
  *
+ * A wrong token counts against its address in the agents' throttle
+ * (agent.h): past AGENT_AUTH_FAILS in AGENT_AUTH_WINDOW seconds every
+ * token from there gets 429 until the window ends.
+ *
  * The guard (auth_guard, run by http_route_dispatch before every handler
  * of the daemon's route tables) checks, in order:
  *	1. Host is an IP literal, localhost, or an [auth] host name (a Host of

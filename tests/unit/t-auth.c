@@ -250,6 +250,26 @@ test_roles(void)
 	    "agent routes still need an agent token");
 }
 
+/* Wrong submitter or admin tokens are throttled per address. */
+static void
+test_throttle(void)
+{
+	const char *wrong[] = { "Authorization: Bearer guess", NULL };
+	const char *alice[] = { "Authorization: Bearer " ALICE, NULL };
+	int i, st = 0;
+
+	agent_auth_reset();
+	for (i = 0; i < AGENT_AUTH_FAILS; i++)
+		st = post("198.51.100.4", "/api/v1/series", URLJ "}", wrong,
+		    NULL);
+	is_int(st, 403, "wrong tokens: 403 up to the limit");
+	is_int(post("198.51.100.4", "/api/v1/series", URLJ "}", alice, NULL),
+	    429, "then 429, even with a right token");
+	is_int(post("198.51.100.5", "/api/v1/series", URLJ "}", alice, NULL),
+	    202, "another address is not throttled");
+	agent_auth_reset();
+}
+
 static void
 test_no_admin_configured(void)
 {
@@ -292,6 +312,17 @@ test_fields(void)
 	free(b);
 	is_int(req("127.0.0.1", "GET", "/api/v1/series?limit=5", NULL, NULL,
 	    NULL, NULL), 200, "?limit=5 is fine");
+	{
+		struct config c;
+		struct buf e = BUF_INIT(0);
+
+		config_init(&c);
+		ok(config_parse(&c, "t", "[agents]\nmax_attempts = "
+		    "4294967297\n", &e) < 0 && strstr(e.data, "1..100"),
+		    "[agents] max_attempts 2^32+1 is a config error, not 1");
+		config_release(&c);
+		buf_release(&e);
+	}
 	is_int(req("127.0.0.1", "GET", "/api/v1/jobs/1/console?attempt="
 	    "4294967297", NULL, NULL, NULL, &b), 400,
 	    "a console attempt of 2^32+1 is refused, not wrapped to 1");
@@ -423,6 +454,7 @@ main(void)
 	test_roles();
 	test_fields();
 	test_cancel_rerun();
+	test_throttle();
 	free(extra);
 	extra = xasprintf("[submitter \"alice\"]\ntoken_sha256 = %s\n", hal);
 	config_with(extra);
