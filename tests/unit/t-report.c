@@ -857,6 +857,13 @@ lease_upload(struct db *db, long long now, double base_mean,
 		    "pages_per_sec", "value", (!strcmp(out, "base") ?
 		    base_mean : patched_mean) * (1 + 0.001 * (boot + it)),
 		    "unit", "pages/s", "better", "higher"));
+	if (!failed)	/* the contention pass: one lock's wait share */
+		json_array_append_new(samples, json_pack("{s:s,s:s,s:i,s:s,"
+		    "s:f,s:s,s:s}", "workload", "lock-profile", "params",
+		    "lock=lru_lock?@folio_batch_move_lru,mode=shmem",
+		    "iteration", 1, "metric", "wait_share", "value",
+		    (!strcmp(out, "base") ? 1.0 : 8.0) * (1 + 0.01 * boot),
+		    "unit", "%", "better", "lower"));
 	up = json_pack("{s:s,s:i,s:s,s:o,s:[{s:s,s:s,s:s,s:[{s:s,s:s,s:f,"
 	    "s:[]}]}]}", PROTO_AGENT, "a1", PROTO_ATTEMPT, attempt,
 	    PROTO_STATUS, failed ? "boot-failed" : "done", PROTO_SAMPLES,
@@ -1138,6 +1145,15 @@ test_store(void)
 		    "row (the panicked one has no samples)");
 		ok(r.result.rows[0].pct_change < -19 &&
 		    r.result.rows[0].pct_change > -21, "about -20%%");
+	}
+	is_int(r.nlocks, 1, "stored and read back: one lock in the "
+	    "contention table");
+	if (r.nlocks == 1) {
+		is_str(r.locks[0].lock, "lru_lock?@folio_batch_move_lru",
+		    "its name");
+		ok(r.locks[0].m[REPORT_WAIT_SHARE] &&
+		    r.locks[0].m[REPORT_WAIT_SHARE]->pct_change > 600,
+		    "its wait share's %%change");
 	}
 	is_int(r.nprofiles, 1, "one lock profile");
 	if (r.nprofiles == 1) {
