@@ -376,14 +376,13 @@ lockstat_begin(struct lockstat *ls, const struct lockstat_rec *r)
 {
 	char name[LOCKSTAT_MAX_NAME];
 	struct lockstat_wait *w;
-	int i;
 
 	ls->begins++;
-	if ((i = lockstat_wait_find(ls, r)) >= 0) {
-		/* its end was lost: that wait cannot be measured */
-		ls->unpaired++;
-		lockstat_wait_drop(ls, i);
-	}
+	/* a second begin before the end is the same wait going on: a mutex
+	   traces one begin for its optimistic spin and another when it
+	   goes to sleep (kernel/locking/mutex.c) */
+	if (lockstat_wait_find(ls, r) >= 0)
+		return;
 	if (ls->nwaits == LOCKSTAT_MAX_WAITS) {
 		ls->unpaired++;
 		lockstat_wait_drop(ls, 0);

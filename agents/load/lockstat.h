@@ -21,7 +21,8 @@
  *
  * Pairing: a begin opens a wait keyed by (tid, lock address; and CPU for
  * the idle task, tid 0, which runs on every CPU); the end with the same
- * key closes it.  Keying by address too keeps a wait in an interrupt on
+ * key closes it, and a begin while it is open continues it (a mutex
+ * traces a begin for its optimistic spin, another before it sleeps).  Keying by address too keeps a wait in an interrupt on
  * another lock apart from the task's own.  An end without its begin (lost
  * records, a begin before tracing started) and a begin whose end never
  * comes are counted as unpaired, never guessed.  Records must be fed in

@@ -257,7 +257,9 @@ test_pairing(const struct prof_syms *text, const struct prof_syms *data)
 	const unsigned long long L1 = 0xffff888000001000ULL;
 	const unsigned long long L2 = 0xffff888000002000ULL;
 	const unsigned long long Z = 0xffff888000009000ULL;
-	struct lockstat_rec v[16];
+	const unsigned long long M = 0xffff88800000a000ULL;
+	unsigned long long mtx[] = { A_MUTEX, A_SHRK };
+	struct lockstat_rec v[20];
 	const struct lockstat_lock *l;
 	struct lockstat ls;
 	int n = 0, i;
@@ -278,8 +280,12 @@ test_pairing(const struct prof_syms *text, const struct prof_syms *data)
 	v[n++] = rec(1, 0, 3, 970, Z, NULL, 0);		/* zone: 10 */
 	v[n++] = rec(1, 0, 2, 985, Z, NULL, 0);		/* zone: 20 */
 	v[n++] = rec(0, 13, 1, 990, L1, lru, 4);	/* never ends */
+	/* a mutex: begin (spin), begin again (sleep), end: one wait */
+	v[n++] = rec(0, 14, 1, 1000, M, mtx, 2);
+	v[n++] = rec(0, 14, 1, 1100, M, mtx, 2);
+	v[n++] = rec(1, 14, 2, 1600, M, NULL, 0);	/* woke elsewhere */
 	lockstat_sort_recs(v, n);
-	ok(v[0].time == 100 && v[n - 1].time == 990, "records sorted by time");
+	ok(v[0].time == 100 && v[n - 1].time == 1600, "records sorted by time");
 	lockstat_init(&ls, text, data, 1);
 	for (i = 0; i < n; i++)
 		lockstat_add(&ls, &v[i]);
@@ -298,6 +304,9 @@ test_pairing(const struct prof_syms *text, const struct prof_syms *data)
 		is_int(l->total_ns, 20 + 10 + 20, "zone wait total");
 	}
 	is_int(ls.unpaired, 2, "an end without begin and an open begin: unpaired");
+	l = find(&ls, "?@shrinker_register");
+	ok(l && l->count == 1 && l->total_ns == 600,
+	    "a mutex's second begin continues its wait (600 ns from the first)");
 	is_str(ls.locks[0].name, "lru_lock?@folio_batch_move_lru",
 	    "sorted by wait total");
 	lockstat_release(&ls);
