@@ -802,6 +802,18 @@ report_table_text_ex(const struct stats_result *res, const struct report *r,
 	    res->opts.looks, res->opts.looks == 1 ? "" : "s");
 }
 
+/* A lock absent on one side was not contended there (the pass emits
+   only locks with waits). */
+static const char *
+report_lock_missing(const struct stats_row *row)
+{
+	if (!row->base.present && row->test.present)
+		return "no waits on the base side";
+	if (row->base.present && !row->test.present)
+		return "no waits on the patched side";
+	return report_row_missing(row);
+}
+
 static const char *const report_wait_labels[REPORT_WAIT_METRICS] = {
 	"wait share", "wait total", "waits", "wait max",
 };
@@ -838,7 +850,7 @@ report_contention_text(const struct report *r, struct buf *b)
 
 			if (!row)
 				continue;
-			miss = report_row_missing(row);
+			miss = report_lock_missing(row);
 			report_fmt_side(s1, sizeof(s1), &row->base);
 			report_fmt_side(s2, sizeof(s2), &row->test);
 			report_fmt_change(chg, sizeof(chg), row);
@@ -1768,7 +1780,7 @@ static void
 report_html_wait_row(const struct stats_row *row, const char *label,
     struct buf *b)
 {
-	const char *miss = report_row_missing(row);
+	const char *miss = report_lock_missing(row);
 	char s1[64], s2[64], chg[96];
 
 	report_fmt_side(s1, sizeof(s1), &row->base);

@@ -551,6 +551,10 @@ lockstat_emit(struct lockstat *ls, const char *workload, const char *params,
 		if (ls->locks[i].max_ns > max)
 			max = ls->locks[i].max_ns;
 	}
+	/* nothing waited: no rows (a lock absent on one side of a
+	   comparison reads "no waits" there) */
+	if (count == 0)
+		return 0;
 	lockstat_emit_one(workload, params, "(all)", count, total, max, task_ns);
 	for (i = 0; i < ls->nlocks && n < top; i++) {
 		const struct lockstat_lock *l = &ls->locks[i];

@@ -141,7 +141,7 @@ char	*lockstat_params(const char *params, const char *name);
  * Writes the samples of the top locks, and of "(all)" (every lock), as
  * workload's sample lines: wait_share (%), wait_total (ms), wait_count,
  * wait_max (us).  task_ns = tasks x wall.  Returns the number of locks
- * written.
+ * written; nothing at all when nothing waited.
  */
 int	 lockstat_emit(struct lockstat *, const char *workload,
 	    const char *params, int top, double task_ns);

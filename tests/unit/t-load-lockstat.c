@@ -377,6 +377,15 @@ test_emit(const struct prof_syms *text, const struct prof_syms *data)
 	    "max in us");
 	ok(strstr(buf, "lock=(all),mode=shmem") != NULL, "an (all) row");
 	lockstat_release(&ls);
+	lockstat_init(&ls, text, data, 1);
+	f = tmpfile();
+	sample_set_output(f);
+	is_int(lockstat_emit(&ls, "lock-profile", "mode=shmem", 10, 1e9), 0,
+	    "no waits: no locks");
+	sample_set_output(stdout);
+	ok(ftell(f) == 0, "and no lines, not even (all)");
+	fclose(f);
+	lockstat_release(&ls);
 }
 
 int

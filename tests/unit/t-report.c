@@ -760,6 +760,8 @@ test_contention(void)
 	    "page: the lock contention table");
 	ok(strstr(html.data, "zone lock?@rmqueue_bulk") != NULL,
 	    "page: every lock");
+	ok(strstr(text.data, "wait share (%)  no waits on the patched side")
+	    != NULL, "text: a lock absent on one side had no waits there");
 	j = json ? json_loads(json, 0, NULL) : NULL;
 	a = json_object_get(j, "lock_contention");
 	is_int(json_array_size(a), 3, "JSON: three locks");
