@@ -38,11 +38,11 @@ kd_config "[agents]\nlease = 300\n$(ka_section q1)"
 ok "daemon starts" kd_start
 
 upload_kernel() {	# upload_kernel FILE NOTE -> prints the kernel id
-	curl -s --data-binary @"$1" "$KD_URL/api/v1/kernels?note=$2" | jq -r .id
+	kd_kernel_post "$1" "$2" | jq -r .id
 }
 KB=$(upload_kernel "$BZ" reference)
 KL=$(upload_kernel "$LBZ" lru-delay)
-ok "both kernels uploaded" test "$KB" -ge 1 -a "$KL" -ge 1
+ok "both kernels uploaded ($KB, $KL)" test "${KB:-0}" -ge 1 -a "${KL:-0}" -ge 1
 
 cat >"$T/matrix.conf" <<'EOF'
 # t6300: the contention pass alone, sized for a 4-vCPU TCG guest
