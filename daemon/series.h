@@ -81,7 +81,8 @@ void	series_release(struct series *);
 /*
  * The JSON form of a series (jansson; the caller json_decref()s it):
  * {version, total, cover_subject, cover_msgid, change_id, base_commit,
- *  author, email, versions:[..],
+ *  author, email, partial_reroll, versions:[..], cover_trailers:[{name,
+ *  value}], ignored_trailers:[{name, value}],
  *  patches:[{counter, total, subject, author, email, date, msgid,
  *            from_version, trailers:[{name, value}]}]}
  * Fields without a value are JSON null.

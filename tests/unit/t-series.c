@@ -231,8 +231,36 @@ test_message_and_json(void)
 	    "json patch msgid");
 	is_str(json_string_value(json_object_get(json_array_get(
 	    json_object_get(p, "trailers"), 1), "name")), "Tested-by", "json trailer name");
-	ok(json_is_null(json_object_get(json_object_get(j, "nothing"), "x")) ||
-	    !json_object_get(j, "nothing"), "json has no stray fields");
+	{
+		/* exactly the documented keys (series.h), no more, no fewer */
+		static const char *const want[] = { "version", "total",
+		    "cover_subject", "cover_msgid", "change_id", "base_commit",
+		    "author", "email", "versions", "patches", "partial_reroll",
+		    "cover_trailers", "ignored_trailers" };
+		static const char *const pwant[] = { "counter", "total",
+		    "subject", "author", "email", "date", "msgid",
+		    "from_version", "trailers" };
+		const char *key;
+		json_t *v;
+		size_t k, stray = 0, pstray = 0;
+
+		json_object_foreach(j, key, v) {
+			for (k = 0; k < 13 && strcmp(key, want[k]); k++)
+				;
+			stray += k == 13;
+		}
+		json_object_foreach(p, key, v) {
+			for (k = 0; k < 9 && strcmp(key, pwant[k]); k++)
+				;
+			pstray += k == 9;
+		}
+		ok(stray == 0 && json_object_size(j) == 13,
+		    "series json has exactly the documented fields (%zu, %zu "
+		    "stray)", json_object_size(j), stray);
+		ok(pstray == 0 && json_object_size(p) == 9,
+		    "patch json has exactly the documented fields (%zu, %zu "
+		    "stray)", json_object_size(p), pstray);
+	}
 	json_decref(j);
 	series_release(&s);
 	unload(&t);
