@@ -11,7 +11,7 @@
 #       workingset_refault_file before and after it, and "KPERFCI DONE
 #       name rc=N"; OUT.console: the kernel console.  APPEND is added to the
 #       kernel command line (a calibration's tunable, or "").  Returns
-#       non-zero when qemu fails or times out (SUITES_TIMEOUT, 600 s).
+#       non-zero when qemu fails or times out (SUITES_TIMEOUT, 1200 s).
 #   suites_mean RESULTS WORKLOAD PARAMS METRIC   the mean of METRIC over
 #       the samples of WORKLOAD whose params contain PARAMS ("none" when
 #       there is none).
@@ -56,7 +56,7 @@ suites_boot() {
 	bz=$1 out=$2 app=$3; shift 3
 	suites_initramfs "$out.root" "$@" || return 1
 	rm -f "$out.results" "$out.console"
-	timeout "${SUITES_TIMEOUT:-600}" qemu-system-x86_64 -nodefaults \
+	timeout "${SUITES_TIMEOUT:-1200}" qemu-system-x86_64 -nodefaults \
 	    -display none -no-reboot -accel tcg -icount "$SUITES_ICOUNT" \
 	    -m 2048M -smp 4,sockets=2,cores=2,threads=1 \
 	    -object memory-backend-ram,id=m0,size=1024M \

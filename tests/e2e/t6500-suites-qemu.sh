@@ -14,7 +14,8 @@
 # (workingset_refault_file in /proc/vmstat grew over the memcg-flush
 # suite, refaults_per_sec > 0).
 #
-# Heavy: one boot of about 4 minutes under TCG after the reference build.
+# Heavy: one boot of about 8 minutes under TCG after the reference build
+# (memcg-flush's 128 allocating memcgs are most of it).
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/kernel-lib.sh"
 . "$SRC/tests/suites-lib.sh"
