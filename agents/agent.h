@@ -49,6 +49,8 @@ struct agent_conf {
 	int	 kvm_probe_timeout;
 	char	*icount;		/* TCG only: qemu -icount value, e.g.
 					   "shift=3,sleep=off", or "" */
+	char	*mttcg;			/* auto | on | off: one host thread
+					   per vCPU, no icount (qemu.c) */
 
 	/* kexec */
 	char	*kexec_bin;

@@ -44,6 +44,7 @@ static const struct ckey keys[] = {
 	{ "qemu", "job-timeout",	C_INT, S(job_timeout), 10, 86400 },
 	{ "qemu", "kvm-probe-timeout",	C_INT, S(kvm_probe_timeout), 1, 600 },
 	{ "qemu", "icount",		C_STR, S(icount) },
+	{ "qemu", "mttcg",		C_STR, S(mttcg) },
 	{ "kexec", "binary",		C_STR, S(kexec_bin) },
 	{ "kexec", "exec",		C_STR, S(kexec_exec) },
 	{ "kexec", "reboot",		C_STR, S(reboot_cmd) },
@@ -80,6 +81,7 @@ agent_conf_defaults(struct agent_conf *c)
 	c->mem_per_node_mb = 1024;
 	set_str(&c->accel, "auto");
 	set_str(&c->icount, "");
+	set_str(&c->mttcg, "auto");
 	c->boot_timeout = 120;
 	c->job_timeout = 3600;
 	c->kvm_probe_timeout = 20;
@@ -218,6 +220,12 @@ agent_conf_parse(struct agent_conf *c, const char *name, const char *text,
 		if (strcmp(c->accel, "auto") && strcmp(c->accel, "tcg") &&
 		    strcmp(c->accel, "kvm")) {
 			buf_addf(err, "%s: accel: expected auto, tcg or kvm\n",
+			    name);
+			rc = -1;
+		}
+		if (strcmp(c->mttcg, "auto") && strcmp(c->mttcg, "on") &&
+		    strcmp(c->mttcg, "off")) {
+			buf_addf(err, "%s: mttcg: expected auto, on or off\n",
 			    name);
 			rc = -1;
 		}

@@ -266,6 +266,22 @@ env_str(const struct report *r, int s, const char *k)
 	return v ? v : json_string_value(json_object_get(r->ex.env[!s], k));
 }
 
+/* What "emulated" means for the accelerator the boots ran under. */
+static const char *
+ex_emulated_words(const struct report_exercise *e)
+{
+	if (e->accel && strstr(e->accel, "icount"))
+		return "TCG with icount, contention is emulated (the guest's "
+		    "vCPUs run one at a time; a lock waiter or a delay loop "
+		    "gives its turn to the others, so time under a lock costs "
+		    "less than on hardware)";
+	if (e->accel && strstr(e->accel, "multi-threaded"))
+		return "multi-threaded TCG: the vCPUs run at once, but every "
+		    "instruction is emulated and timing follows the host's "
+		    "load";
+	return "TCG, one vCPU at a time: contention is emulated";
+}
+
 /* ---- HTML --------------------------------------------------------------- */
 
 static void
@@ -313,11 +329,11 @@ report_exercise_html(const struct report *r, struct buf *b)
 	struct buf t = BUF_INIT(0);
 	char h[64], st[64];
 
-	if (r->ex.emulated)
-		buf_addstr(b, "<p class=\"emulated\"><strong>emulated</strong>: "
-		    "measured under TCG with icount, where the guest's vCPUs "
-		    "run one at a time: contention is emulated, not real "
-		    "(every row carries this mark).</p>\n");
+	if (r->ex.emulated) {
+		buf_addstr(b, "<p class=\"emulated\"><strong>emulated</strong>: ");
+		html_txt(b, ex_emulated_words(e));
+		buf_addstr(b, " (every row carries this mark).</p>\n");
+	}
 	if (e->changes) {
 		buf_addstr(b, "<section id=\"changed-code\"><h3>Changed code"
 		    "</h3>\n<p>Suites run: ");
@@ -430,8 +446,7 @@ report_exercise_text(const struct report *r, struct buf *b)
 		    e->splat[s] ? "  first: " : "", e->splat[s] ?
 		    e->splat[s] : "");
 	if (e->emulated)
-		buf_addstr(b, "  emulated: TCG with icount, contention is "
-		    "emulated (the guest's vCPUs run one at a time)\n");
+		buf_addf(b, "  emulated: %s\n", ex_emulated_words(e));
 	buf_release(&t);
 }
 

@@ -347,10 +347,12 @@ test_qemu_argv(void)
 {
 	struct agent_conf c;
 	struct agent_argv a = { { 0 }, 0 };
-	struct buf all = BUF_INIT(0);
+	struct buf all = BUF_INIT(0), err2 = BUF_INIT(512);
 	json_t *t;
 
 	agent_conf_defaults(&c);
+	free(c.mttcg);
+	c.mttcg = xstrdup("off");	/* auto depends on the host's CPUs */
 	qemu_argv(&c, "tcg", "/k/bz", "/j/initramfs.cpio",
 	    "console=ttyS0 panic=-1 kperfci.job=1.1", "/j/console.log",
 	    "/j/results.log", &a);
@@ -383,6 +385,28 @@ test_qemu_argv(void)
 		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
 	ok(strstr(all.data, "-icount") == NULL, "no icount under kvm");
 	agent_argv_release(&a);
+	free(c.mttcg);
+	c.mttcg = xstrdup("on");
+	qemu_argv(&c, "tcg", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
+	buf_reset(&all);
+	for (int i = 0; i < a.n; i++)
+		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
+	ok(strstr(all.data, " -accel tcg,thread=multi -m ") != NULL &&
+	    strstr(all.data, "-icount") == NULL, "mttcg = on: one host thread "
+	    "per vCPU and no icount: %s", all.data);
+	agent_argv_release(&a);
+	free(c.mttcg);
+	c.mttcg = xstrdup("auto");
+	qemu_argv(&c, "tcg", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
+	buf_reset(&all);
+	for (int i = 0; i < a.n; i++)
+		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
+	ok(strstr(all.data, "-icount shift=3,sleep=off") != NULL,
+	    "mttcg = auto: a configured icount stands");
+	agent_argv_release(&a);
+	ok(agent_conf_parse(&c, "a.conf", "[qemu]\nmttcg = maybe\n", &err2)
+	    == -1 && strstr(err2.data, "mttcg: expected auto, on or off"),
+	    "mttcg: a bad value is named");
 	t = qemu_topology(&c);
 	is_int(json_integer_value(json_object_get(t, "nodes")), 2,
 	    "registered guest topology: 2 nodes");
@@ -390,6 +414,7 @@ test_qemu_argv(void)
 	    "node_cpus"), 1)), "2-3", "node 1 has CPUs 2-3");
 	json_decref(t);
 	buf_release(&all);
+	buf_release(&err2);
 	agent_conf_release(&c);
 }
 
