@@ -315,6 +315,9 @@ char	*probe_list(const json_t *probes);
  */
 void	probe_upload(const json_t *probes, const struct agent_results *,
 	    const char *accel, json_t *upload);
+/* "environment" of the running kernel (kexec: the job kernel itself),
+   read under root ("" for /). */
+void	probe_native_environment(const char *root, json_t *upload);
 
 /* kexec: loads the job kernel and reboots into it (returns only on error). */
 int	kexec_boot(const struct agent_conf *, struct agent_job *,

@@ -175,6 +175,7 @@ kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
 	json_object_set(upload, PROTO_PROFILES, ar.profiles);
 	if ((topo = hosttopo_read("", &err)))
 		json_object_set_new(upload, PROTO_TOPOLOGY, topo);
+	probe_native_environment("", upload);
 	log_info("job %lld: %s natively, %zu samples", id,
 	    run_status(&n->run), json_array_size(ar.samples));
 	rc = 0;

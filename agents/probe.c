@@ -121,3 +121,69 @@ probe_upload(const json_t *probes, const struct agent_results *r,
 		    strnlen(accel, 200)));
 	json_object_set_new(upload, PROTO_ENVIRONMENT, env);
 }
+
+/* The first line of path, printable ASCII only, or NULL. */
+static json_t *
+probe_read_line(const char *path, size_t max)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	n = strnlen(line, max);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e)
+			line[i] = '?';
+	return json_stringn(line, n);
+}
+
+void
+probe_native_environment(const char *root, json_t *upload)
+{
+	static const char *const files[][2] = {
+		{ "thp_enabled", "/sys/kernel/mm/transparent_hugepage/enabled" },
+		{ "thp_defrag", "/sys/kernel/mm/transparent_hugepage/defrag" },
+		{ "cmdline", "/proc/cmdline" },
+		{ "kernel_release", "/proc/sys/kernel/osrelease" },
+		{ NULL, NULL } };
+	static const int sizes[] = { 4, 8, 16, 32, 64, 128, 256, 512, 1024,
+	    2048 };
+	json_t *env = json_object(), *v;
+	struct buf m = BUF_INIT(1024);
+	char path[512];
+
+	for (size_t i = 0; files[i][0]; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, files[i][1]);
+		if ((v = probe_read_line(path, 256)))
+			json_object_set_new(env, files[i][0], v);
+	}
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const char *t, *e;
+
+		snprintf(path, sizeof(path), "%s/sys/kernel/mm/transparent_"
+		    "hugepage/hugepages-%dkB/enabled", root, sizes[i]);
+		if (!(v = probe_read_line(path, 200)))
+			continue;
+		/* "always inherit [madvise] never" -> "madvise" */
+		t = strchr(json_string_value(v), '[');
+		e = t ? strchr(t, ']') : NULL;
+		if (t && e)
+			buf_addf(&m, "%s%dkB:%.*s", m.len ? " " : "", sizes[i],
+			    (int)(e - t - 1), t + 1);
+		json_decref(v);
+	}
+	json_object_set_new(env, "mthp", json_string(m.len ? m.data :
+	    "none"));
+	json_object_set_new(env, "accel", json_string("native (kexec): no "
+	    "changed-function counting on this backend yet"));
+	json_object_set_new(upload, PROTO_ENVIRONMENT, env);
+	buf_release(&m);
+}

@@ -5,7 +5,9 @@
  * environment, and that the upload passes the daemon's checks.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "agents/agent.h"
 #include "lib/proto.h"
@@ -126,9 +128,61 @@ test_no_pass(void)
 	json_decref(probes);
 }
 
+static void
+put(const char *root, const char *rel, const char *text)
+{
+	char path[512], *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	d = strdup(path);
+	for (char *p = d + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(d, 0755);
+		*p = '/';
+	}
+	free(d);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_native_env(void)
+{
+	char root[] = "/tmp/t-probe.XXXXXX";
+	json_t *up = json_object(), *env;
+	struct buf err = BUF_INIT(256);
+
+	ok(mkdtemp(root) != NULL, "a fake root");
+	put(root, "/sys/kernel/mm/transparent_hugepage/enabled",
+	    "always [madvise] never\n");
+	put(root, "/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled",
+	    "always inherit madvise [never]\n");
+	put(root, "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+	    "[always] inherit madvise never\n");
+	put(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz ro \x01quiet\n");
+	probe_native_environment(root, up);
+	env = json_object_get(up, PROTO_ENVIRONMENT);
+	is_str(json_string_value(json_object_get(env, "thp_enabled")),
+	    "always [madvise] never", "native THP");
+	is_str(json_string_value(json_object_get(env, "mthp")),
+	    "16kB:never 64kB:always", "native mTHP, smallest first");
+	is_str(json_string_value(json_object_get(env, "cmdline")),
+	    "BOOT_IMAGE=/vmlinuz ro ?quiet", "native cmdline, control bytes "
+	    "replaced");
+	ok(json_object_get(env, "thp_defrag") == NULL, "a missing file is "
+	    "left out");
+	ok(proto_check(env, proto_environment, "environment.", &err) == 0,
+	    "passes the daemon's check");
+	json_decref(up);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
+	test_native_env();
 	test_matrix();
 	test_results();
 	test_no_pass();
