@@ -189,11 +189,12 @@ ex_sentence(const struct report *r, struct buf *b)
 		    "that can be counted ran in any boot, on either side (a "
 		    "kprobe on each, in one pass after the measured runs, "
 		    "counted 0 calls). The numbers measure code this series "
-		    "did not change, so no row says \"no change\", and a "
-		    "significant difference is not a regression or an "
-		    "improvement of the series but suspicious (the kernels' "
-		    "layout, the machine). Run a suite that calls the "
-		    "changed code (--suite).", e->ncountable,
+		    "did not change: the absence of a difference says "
+		    "nothing about the series, and a significant difference "
+		    "is not a regression or an improvement of it but "
+		    "suspicious (the kernels' layout, the machine). Run a "
+		    "suite that calls the changed code (--suite).",
+		    e->ncountable,
 		    e->ncountable == 1 ? "" : "s");
 		break;
 	case REPORT_EX_EXERCISED:
