@@ -196,3 +196,17 @@ db_exercise_request_get(struct db *db, long long sid, json_t **suites)
 	sqlite3_finalize(st);
 	return 0;
 }
+
+enum exercise_state
+exercise_comparison_state(struct db *db, long long cid)
+{
+	json_t *chg = NULL, *att = NULL;
+	enum exercise_state st = EXERCISE_NONE;
+
+	if (db_exercise_get(db, cid, &chg) == 0 &&
+	    db_exercise_attempts(db, cid, &att) == 0)
+		st = exercise_state_of(chg, att);
+	json_decref(chg);
+	json_decref(att);
+	return st;
+}

@@ -417,6 +417,51 @@ exercise_plan_make(const char *repo, const char *base, const char *patched,
 	return rc;
 }
 
+/* ---- the verdict ------------------------------------------------------- */
+
+enum exercise_state
+exercise_state_of(const json_t *changes, const json_t *attempts)
+{
+	const json_t *fns = json_object_get(changes, "functions"), *f, *a, *h;
+	size_t i, k, n = 0;
+	long long hits = 0;
+	int counted = 0;
+
+	if (!json_is_object(changes))
+		return EXERCISE_NONE;
+	json_array_foreach(fns, i, f) {
+		const char *st = json_string_value(json_object_get(f, "status"));
+		const char *sym = json_string_value(json_object_get(f,
+		    "symbol"));
+
+		if (!st || strcmp(st, "probed") || !sym)
+			continue;
+		n++;
+		json_array_foreach(attempts, k, a) {
+			size_t m;
+
+			json_array_foreach(json_object_get(a, "probe_hits"), m,
+			    h) {
+				const char *fn = json_string_value(
+				    json_object_get(h, "function"));
+
+				if (!fn || strcmp(fn, sym) ||
+				    !json_is_integer(json_object_get(h,
+				    "hits")))
+					continue;
+				counted++;
+				hits += json_integer_value(json_object_get(h,
+				    "hits"));
+			}
+		}
+	}
+	if (n == 0)
+		return EXERCISE_UNCOUNTABLE;
+	if (counted == 0)
+		return EXERCISE_UNMEASURED;
+	return hits > 0 ? EXERCISE_EXERCISED : EXERCISE_NOT_EXERCISED;
+}
+
 /* ---- console ----------------------------------------------------------- */
 
 int

@@ -94,6 +94,25 @@ int	exercise_suites_check(const json_t *suites, const char *etc_dir,
 int	exercise_splats(const char *console, size_t len, char *first,
 	    size_t sz);
 
+/* Was the changed code exercised?  (The rule report_exercise.c shows.) */
+enum exercise_state {
+	EXERCISE_NONE = 0,		/* no plan */
+	EXERCISE_UNMEASURED,		/* countable functions, no count yet */
+	EXERCISE_UNCOUNTABLE,		/* no function can be probed */
+	EXERCISE_EXERCISED,		/* a countable function was called */
+	EXERCISE_NOT_EXERCISED,		/* counted, and never called */
+};
+
+/*
+ * The state from a plan (changes) and the attempts' rows
+ * (db_exercise_attempts): NOT_EXERCISED when some boot counted the probed
+ * functions and no count, on either side, is above 0.
+ */
+enum exercise_state exercise_state_of(const json_t *changes,
+	    const json_t *attempts);
+/* The same for comparison cid, read from the store (NONE on errors). */
+enum exercise_state exercise_comparison_state(struct db *, long long cid);
+
 /* ---- a stored series (exercise_series.c) ------------------------------- */
 
 /* etc/ next to the schema directory (malloc'd). */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/exercise.h"
 #include "daemon/html.h"
 #include "daemon/report.h"
 #include "lib/xalloc.h"
@@ -110,32 +111,21 @@ ex_add_attempt(struct report_exercise *e, const json_t *a)
 	ex_add_hits(e, side, json_object_get(a, "probe_hits"));
 }
 
+/* The state is exercise_state_of's (the scheduler uses the same rule). */
 static void
-ex_decide(struct report_exercise *e)
+ex_decide(struct report_exercise *e, const json_t *att)
 {
-	long long hits = 0;
-	int counted = 0;
+	static const enum report_ex_state map[] = {
+		[EXERCISE_NONE] = REPORT_EX_NONE,
+		[EXERCISE_UNMEASURED] = REPORT_EX_UNMEASURED,
+		[EXERCISE_UNCOUNTABLE] = REPORT_EX_UNCOUNTABLE,
+		[EXERCISE_EXERCISED] = REPORT_EX_EXERCISED,
+		[EXERCISE_NOT_EXERCISED] = REPORT_EX_NOT_EXERCISED,
+	};
 
-	if (e->changes == NULL) {
-		e->state = REPORT_EX_NONE;
-		return;
-	}
-	for (size_t k = 0; k < e->nfns; k++) {
-		if (strcmp(e->fns[k].status, "probed"))
-			continue;
-		e->ncountable++;
-		for (int s = 0; s < 2; s++) {
-			hits += e->fns[k].hits[s];
-			counted += e->fns[k].counted[s];
-		}
-	}
-	if (e->ncountable == 0)
-		e->state = REPORT_EX_UNCOUNTABLE;
-	else if (counted == 0)
-		e->state = REPORT_EX_UNMEASURED;
-	else
-		e->state = hits > 0 ? REPORT_EX_EXERCISED :
-		    REPORT_EX_NOT_EXERCISED;
+	for (size_t k = 0; k < e->nfns; k++)
+		e->ncountable += !strcmp(e->fns[k].status, "probed");
+	e->state = map[exercise_state_of(e->changes, att)];
 }
 
 void
@@ -159,7 +149,7 @@ report_exercise_set(struct report *r, json_t *changes, const json_t *att)
 	}
 	json_array_foreach(att, i, a)
 		ex_add_attempt(e, a);
-	ex_decide(e);
+	ex_decide(e, att);
 }
 
 /* ---- words -------------------------------------------------------------- */

@@ -822,13 +822,24 @@ sched_replace(struct db *db, struct sched_comparison *c, int *pending,
 
 static void
 sched_summary(const struct sched_comparison *c, const struct stats_result *r,
-    struct buf *out)
+    int not_exercised, struct buf *out)
 {
-	buf_addf(out, "%zu regressions, %zu improvements, %zu no change, "
-	    "%zu inconclusive over %d base and %d patched boots (look %d of "
-	    "%d)", r->count[STATS_REGRESSION], r->count[STATS_IMPROVEMENT],
-	    r->count[STATS_NO_CHANGE], r->count[STATS_INCONCLUSIVE],
-	    c->base.done, c->patched.done, c->look, c->looks);
+	/* nothing the series changed ran: its rows are not "no change" */
+	if (not_exercised)
+		buf_addf(out, "not exercised: none of the changed functions "
+		    "ran (the statistics alone: %zu regressions, %zu "
+		    "improvements, %zu unchanged, %zu inconclusive) over %d "
+		    "base and %d patched boots (look %d of %d)",
+		    r->count[STATS_REGRESSION], r->count[STATS_IMPROVEMENT],
+		    r->count[STATS_NO_CHANGE], r->count[STATS_INCONCLUSIVE],
+		    c->base.done, c->patched.done, c->look, c->looks);
+	else
+		buf_addf(out, "%zu regressions, %zu improvements, %zu no "
+		    "change, %zu inconclusive over %d base and %d patched "
+		    "boots (look %d of %d)", r->count[STATS_REGRESSION],
+		    r->count[STATS_IMPROVEMENT], r->count[STATS_NO_CHANGE],
+		    r->count[STATS_INCONCLUSIVE], c->base.done,
+		    c->patched.done, c->look, c->looks);
 	if (c->base.boot_failed || c->patched.boot_failed)
 		buf_addf(out, "; %d base and %d patched boots failed to boot",
 		    c->base.boot_failed, c->patched.boot_failed);
@@ -843,7 +854,7 @@ stage_sched_wait(struct stage_ctx *ctx)
 	struct sched_comparison c;
 	struct stats_result res;
 	struct buf sum = BUF_INIT(4096);
-	int pending, rc = STAGE_FAIL, more, next;
+	int pending, rc = STAGE_FAIL, more, next, notex;
 	char *json = NULL;
 	json_t *j;
 
@@ -881,7 +892,10 @@ stage_sched_wait(struct stage_ctx *ctx)
 		    sched_now());
 		goto out;
 	}
-	more = stats_need_more(&res, c.planned, c.max_boots);
+	/* More boots cannot decide anything about code that never ran. */
+	notex = exercise_comparison_state(ctx->db, c.id) ==
+	    EXERCISE_NOT_EXERCISED;
+	more = !notex && stats_need_more(&res, c.planned, c.max_boots);
 	if (more && c.look < c.looks) {
 		next = c.planned + c.boot_step;
 		if (next > c.max_boots)
@@ -902,7 +916,7 @@ stage_sched_wait(struct stage_ctx *ctx)
 		rc = STAGE_WAIT;
 		goto out;
 	}
-	sched_summary(&c, &res, &sum);
+	sched_summary(&c, &res, notex, &sum);
 	j = stats_result_to_json(&res);
 	json = json_dumps(j, JSON_COMPACT);
 	json_decref(j);

@@ -165,6 +165,23 @@ like "Kernel panic - not syncing" "$T/console" "the linked console log is the pa
 is "$(jq -r .schedule.patched.boot_failed "$T/s.json")" 1 "the patched boot failure counted"
 is "$(jq -r '.schedule.jobs | length' "$T/s.json")" 2 "kernel failures are not retried"
 
+# suites chosen at submission instead of those the series touches
+printf '{"url": "http://127.0.0.1:9/x/s@b/", "suites": ["nope"]}' >"$T/req.json"
+code=$(curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
+    -H "Content-Type: application/json" --data-binary @"$T/req.json" \
+    "$KD_URL/api/v1/series")
+is "$code" 400 "an unknown suite is refused"
+like 'no suite \\"nope\\" \(no etc/suites/nope.conf\)' "$T/r.json" "and named"
+ok "kperfci submit --suite with a bad name fails" sh -c \
+    "! '$KPERFCI_BIN/kperfci' -s '$KD_URL' submit --mbox '$T/panics.mbox' \
+    --suite 'lru-lock;x' --no-follow >'$T/cli.out' 2>&1"
+like "suites\[0\]: expected a suite name" "$T/cli.out" "the server's reason is printed"
+printf '{"url": "http://127.0.0.1:9/x/t@b/", "suites": ["lru-lock", "list-lru"]}' >"$T/req.json"
+code=$(curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
+    -H "Content-Type: application/json" --data-binary @"$T/req.json" \
+    "$KD_URL/api/v1/series")
+is "$code" 202 "suites that exist are accepted"
+
 # a submission's own boots and matrix (a lore URL that will not fetch: the
 # options are stored with the series regardless)
 printf '{"url": "http://127.0.0.1:9/x/a@b/", "boots": 0}' >"$T/req.json"
