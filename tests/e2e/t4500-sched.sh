@@ -176,11 +176,10 @@ ok "kperfci submit --suite with a bad name fails" sh -c \
     "! '$KPERFCI_BIN/kperfci' -s '$KD_URL' submit --mbox '$T/panics.mbox' \
     --suite 'lru-lock;x' --no-follow >'$T/cli.out' 2>&1"
 like "suites\[0\]: expected a suite name" "$T/cli.out" "the server's reason is printed"
-printf '{"url": "http://127.0.0.1:9/x/t@b/", "suites": ["lru-lock", "list-lru"]}' >"$T/req.json"
 code=$(curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
-    -H "Content-Type: application/json" --data-binary @"$T/req.json" \
-    "$KD_URL/api/v1/series")
-is "$code" 202 "suites that exist are accepted"
+    -H "Content-Type: application/mbox" --data-binary @"$T/panics.mbox" \
+    "$KD_URL/api/v1/series?suites=lru-lock,list-lru&boots=1")
+is "$code" 202 "?suites= naming suites that exist is accepted"
 
 # a submission's own boots and matrix (a lore URL that will not fetch: the
 # options are stored with the series regardless)
