@@ -400,6 +400,32 @@ test_cancel_rerun(void)
 	is_int(db_job_lease(app_db(), "a1", NULL, time(NULL), 60, &job), 1,
 	    "no agent is handed a cancelled job");
 	json_decref(job);
+	{
+		/* the scheduler, mid-stage when the cancel came: a job it
+		   adds now and a finish it stores change nothing */
+		struct agent_job_spec s = { 0 };
+		struct sched_comparison c;
+		struct buf e = BUF_INIT(0);
+		long long late;
+
+		s.kernel_id = 1;
+		s.matrix = "[run \"n\"]\nworkload = null\n";
+		s.comparison_id = cid;
+		s.side = "base";
+		agent_enqueue(app_db(), &s, &late, &e);
+		agent_job_state(app_db(), late, &state, &reason);
+		is_str(state, "cancelled", "a job added to a cancelled "
+		    "comparison is cancelled at once");
+		free(state);
+		free(reason);
+		db_sched_finish(app_db(), cid, "done", "x", NULL, time(NULL));
+		memset(&c, 0, sizeof(c));
+		db_sched_get(app_db(), 0, cid, &c);
+		is_str(c.state, "cancelled", "and a late finish leaves the "
+		    "comparison cancelled");
+		sched_comparison_release(&c);
+		buf_release(&e);
+	}
 	snprintf(path, sizeof(path), "/api/v1/series/%lld/cancel", sid);
 	is_int(post("192.0.2.9", path, "", admin, &b), 409,
 	    "cancelling twice is a 409");
