@@ -108,6 +108,19 @@ test_params(void)
 	    "negative warmup");
 	expect_err("page-fault", (const char *[]){ "dir=a,b", NULL }, "contains",
 	    "comma in a string parameter (would break params)");
+	ok(conf(&r, "swap-memhog", (const char *[]){ "groups=cpus", "size=mem/256", "limit=mem/512", NULL }) == 0,
+	    "relative groups and sizes");
+	is_str(r.params, "groups=4,limit=4M,ntasks=4,passes=2,size=8M,tasks=all,zram=1G",
+	    "resolved against the 4-CPU, 2 GiB topology");
+	wl_run_release(&r);
+	expect_err("swap-memhog", (const char *[]){ "groups=cpus*2000", NULL }, "out of range",
+	    "a relative count past the maximum");
+	expect_err("file-read", (const char *[]){ "fs=xfs", NULL }, "not one of dir|ext2",
+	    "file-read on an unknown file system");
+	expect_err("file-read", (const char *[]){ "disk=1M", NULL }, "out of range",
+	    "an ext2 disk too small");
+	expect_err("root-refault", (const char *[]){ "file=5%cpus", NULL }, "not a size",
+	    "a count unit for a size");
 	expect_err("lock-profile", (const char *[]){ "target=nope", NULL }, "not a workload to profile",
 	    "unknown profile target");
 	expect_err("lock-profile", (const char *[]){ "target=lock-profile", NULL },
