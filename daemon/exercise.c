@@ -118,11 +118,46 @@ plan_suites(const struct changed_diff *d, const json_t *asked)
 
 /* ---- matrix ------------------------------------------------------------ */
 
+/* The key of a "key = value" line ("" for other lines), into k. */
+static void
+line_key(const char *line, size_t n, char *k, size_t sz)
+{
+	size_t i = strspn(line, " \t"), e = i;
+
+	while (e < n && line[e] != '=' && line[e] != ' ' && line[e] != '\t')
+		e++;
+	if (line[i] == '#' || line[i] == ';' || line[i] == '[' || e == i ||
+	    !memchr(line, '=', n) || e - i >= sz)
+		e = i;
+	memcpy(k, line + i, e - i);
+	k[e - i] = '\0';
+}
+
+/* Does the run section starting at p (after its header) set key? */
+static int
+run_sets(const char *p, const char *key)
+{
+	char k[64];
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (p[strspn(p, " \t")] == '[')
+			return 0;
+		line_key(p, n, k, sizeof(k));
+		if (*k && !strcmp(k, key))
+			return 1;
+		p += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
 /*
  * Appends one suite file to out with its [defaults] keys written into each
- * of its runs (kperfci-load accepts [defaults] only before the first run,
- * and every suite has its own); a run name already in out gets the suite's
- * name in front.
+ * of its runs that does not set them (kperfci-load accepts [defaults] only
+ * before the first run, and every suite has its own); a run name already
+ * in out gets the suite's name in front.
  */
 static void
 matrix_merge_one(struct buf *out, const char *suite, const char *text)
@@ -143,6 +178,7 @@ matrix_merge_one(struct buf *out, const char *suite, const char *text)
 				char *q = strchr(hdr, '"'), *probe = q ?
 				    xasprintf("[run \"%.*s\"]", (int)strcspn(
 				    q + 1, "\""), q + 1) : NULL;
+				const char *d = defs.data;
 
 				/* a run name already taken: "SUITE-NAME" */
 				if (probe && out->data && strstr(out->data, probe))
@@ -150,8 +186,18 @@ matrix_merge_one(struct buf *out, const char *suite, const char *text)
 					    q + 1);
 				else
 					buf_addf(out, "%s\n", hdr);
-				if (defs.len)
-					buf_add(out, defs.data, defs.len);
+				while (d && *d) {
+					size_t dn = strcspn(d, "\n");
+					char k[64];
+
+					line_key(d, dn, k, sizeof(k));
+					if (*k && !run_sets(p + n + (nl ? 1 : 0),
+					    k)) {
+						buf_add(out, d, dn);
+						buf_addch(out, '\n');
+					}
+					d += dn + (d[dn] ? 1 : 0);
+				}
 				free(hdr);
 				free(probe);
 			}
