@@ -79,9 +79,11 @@ manage_begin(struct http_req *req, struct http_resp *resp, int html,
 		if (!j)
 			return -1;
 		json_object_foreach(j, k, v) {
+			/* k belongs to j: report before letting go of it */
+			manage_fail(resp, 0, 400, "unknown field \"%.64s\" "
+			    "(this request takes none)", k);
 			json_decref(j);
-			return manage_fail(resp, 0, 400, "unknown field "
-			    "\"%.64s\" (this request takes none)", k);
+			return -1;
 		}
 		json_decref(j);
 	}

@@ -366,7 +366,7 @@ test_cancel_rerun(void)
 	const char *admin[] = { "Authorization: Bearer " ADMIN, NULL };
 	char path[96], *b = NULL, *state = NULL, *reason = NULL;
 	long long sid, cid, jobs[2], nid;
-	json_t *job = NULL;
+	json_t *job = NULL, *topo;
 
 	post("192.0.2.9", "/api/v1/series", URLJ ", \"boots\": 2}", alice, &b);
 	sid = id_of(b);
@@ -394,9 +394,11 @@ test_cancel_rerun(void)
 	is_str(state, "cancelled", "its jobs are cancelled");
 	free(state);
 	free(reason);
-	db_agent_register(app_db(), "a1", "c", "qemu", "6.12",
-	    json_pack("{s:i,s:i,s:i,s:s,s:i}", "sockets", 1, "nodes", 1,
-	    "cpus", 1, "cpu_model", "x", "memory_mb", 64), time(NULL));
+	topo = json_pack("{s:i,s:i,s:i,s:s,s:i}", "sockets", 1, "nodes", 1,
+	    "cpus", 1, "cpu_model", "x", "memory_mb", 64);
+	db_agent_register(app_db(), "a1", "c", "qemu", "6.12", topo,
+	    time(NULL));
+	json_decref(topo);
 	is_int(db_job_lease(app_db(), "a1", NULL, time(NULL), 60, &job), 1,
 	    "no agent is handed a cancelled job");
 	json_decref(job);

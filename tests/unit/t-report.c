@@ -353,10 +353,10 @@ test_repro_quoting(void)
 	unlink("/tmp/t-report-pwned");
 	unlink("/tmp/t-report-pwned2");
 	f = popen(cmd, "r");
-	while (f && (n = fread(line = xmalloc(4096), 1, 4095, f)) > 0) {
+	line = xmalloc(4096);
+	while (f && (n = fread(line, 1, 4096, f)) > 0)
 		buf_add(&out, line, n);
-		free(line);
-	}
+	free(line);
 	if (f)
 		pclose(f);
 	ok(out.data && strstr(out.data, url) && strstr(out.data, "\nsubmit\n")
