@@ -22,6 +22,9 @@
 int	cmd_stats_compare(int, char **);	/* cli/stats.c */
 int	cmd_series_show(int, char **);	/* cli/series_show.c */
 int	cmd_series_claims(int, char **);	/* cli/series_show.c */
+int	cmd_track_list(int, char **);	/* cli/track.c */
+int	cmd_track_show(int, char **);
+int	cmd_track_run(int, char **);
 
 static const struct command {
 	const char *name;
@@ -38,6 +41,9 @@ static const struct command {
 	{ "tree apply", cmd_tree_apply, "tree apply --tree REPO --mbox FILE [--base REV] [--branch B] [--ref REF]" },
 	{ "build", cmd_build, "build --tree REPO --commit REV [--base REV] --cache DIR [--config TARGET|FILE] [--fragment FILE]... [--jobs N] [--timeout S] [--quiet]" },
 	{ "series claims", cmd_series_claims, "series claims (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json]" },
+	{ "track list", cmd_track_list, "track list" },
+	{ "track show", cmd_track_show, "track show NAME [--json]" },
+	{ "track run", cmd_track_run, "track run NAME" },
 	{ "series show", cmd_series_show, "series show (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json] [--messages]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -13,6 +13,7 @@
 #include "daemon/agent.h"
 #include "daemon/auth.h"
 #include "daemon/config.h"
+#include "daemon/track.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -184,6 +185,17 @@ const struct config_key config_keys[] = {
 	{ "sched", "replacements", CONFIG_INT, "8", NULL, 0 },
 	/* The default workload matrix (empty: etc/workloads.conf). */
 	{ "sched", "matrix", CONFIG_STR, "", NULL, 0 },
+
+	/* ---- [track "NAME"] (nightly runs: track.h) ---- */
+	{ "track", "tree", CONFIG_STR, NULL, NULL, 1 },
+	{ "track", "branch", CONFIG_STR, NULL, NULL, 1 },
+	{ "track", "at", CONFIG_STR, NULL, track_check_at, 1 },
+	{ "track", "every", CONFIG_STR, NULL, track_check_every, 1 },
+	{ "track", "matrix", CONFIG_STR, "", NULL, 1 },
+	{ "track", "boots", CONFIG_INT, "3", check_positive, 1 },
+	{ "track", "max_boots", CONFIG_INT, "9", check_positive, 1 },
+	{ "track", "priority", CONFIG_INT, "-100", NULL, 1 },
+	{ "track", "first_parent", CONFIG_BOOL, "true", NULL, 1 },
 };
 const size_t config_nkeys = sizeof(config_keys) / sizeof(config_keys[0]);
 

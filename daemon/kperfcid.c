@@ -25,6 +25,7 @@
 #include "daemon/db.h"
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
+#include "daemon/track.h"
 #include "daemon/watch.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -116,6 +117,12 @@ main(int argc, char **argv)
 		    cfgfile ? cfgfile : "(embedded)");
 		goto out;
 	}
+	if (track_config_check(&app.cfg, &err) < 0) {
+		fputs(err.data, stderr);
+		fprintf(stderr, "kperfcid: configuration %s has errors\n",
+		    cfgfile ? cfgfile : "(embedded)");
+		goto out;
+	}
 	if (app_setup(!check, &err) < 0 || watch_check(&app.cfg, &err) < 0) {
 		fputs(err.data, stderr);
 		goto out;
@@ -149,6 +156,10 @@ main(int argc, char **argv)
 	if (pipeline_start(config_int(&app.cfg, "daemon", NULL, "workers"),
 	    config_int(&app.cfg, "daemon", NULL, "poll")) < 0)
 		goto out;
+	if (track_start(config_int(&app.cfg, "daemon", NULL, "poll")) < 0) {
+		pipeline_stop();
+		goto out;
+	}
 	memset(&ho, 0, sizeof(ho));
 	ho.listen = config_str(&app.cfg, "daemon", NULL, "listen");
 	ho.port = config_int(&app.cfg, "daemon", NULL, "port");
@@ -168,6 +179,7 @@ main(int argc, char **argv)
 	if (!srv || watch_start() < 0) {
 		if (srv)
 			http_stop(srv);
+		track_stop();
 		pipeline_stop();
 		goto out;
 	}
@@ -185,6 +197,7 @@ main(int argc, char **argv)
 	app.stop = 1;
 	watch_stop();
 	http_stop(srv);
+	track_stop();
 	pipeline_stop();
 	curl_global_cleanup();
 	rc = 0;

@@ -20,6 +20,8 @@ const struct route *const http_route_tables[] = {
 	api_comparison_routes,
 	api_manage_routes,
 	api_watch_routes,
+	api_track_routes,
+	ui_track_routes,
 	NULL
 };
 

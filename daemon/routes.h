@@ -22,6 +22,8 @@ extern const struct route api_agent_routes[];
 extern const struct route ui_agent_routes[];
 extern const struct route api_manage_routes[];	/* api_manage.c */
 extern const struct route api_watch_routes[];	/* api_watch.c */
+extern const struct route api_track_routes[];	/* api_track.c */
+extern const struct route ui_track_routes[];	/* ui_track.c */
 
 /*
  * A series section: an area's part of the series page and series JSON

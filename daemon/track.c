@@ -1,0 +1,1486 @@
+/*
+ * track: the nightly runs, their history, regressions and bisects (see
+ * track.h).
+ *
+ * DESIGN
+ *
+ * One thread, one queue.  Everything here blocks (git fetch, kernel
+ * builds, waiting for agents), so it runs on its own thread and never on
+ * a pipeline worker or an HTTP thread: a nightly build never holds the
+ * worker that would fetch the next series (redis bio.c style).  The thread
+ * loops over (1) timers: a due [track] gets a queued run; (2) runs not done
+ * or failed, each advanced by one state; (3) regressions being bisected,
+ * each advanced by one step state.  States live in the store only, so a
+ * restart resumes every run and bisect where it stood.  Since runs are
+ * created only when the track has none in progress (db_track_run_new, in a
+ * transaction) and one thread advances them, two runs of a track never
+ * overlap.
+ *
+ * A run: queued -> fetched (git fetch for a url tree, then the branch
+ * head; the same head as the last tested run is `done` with "no new
+ * commits" and costs nothing) -> built (build_run, the series' builder,
+ * incremental from the previous run's build when there is one; the
+ * bzImage registered with the agent layer) -> running (boots jobs of the
+ * track's matrix at the track's priority, behind interactive series) ->
+ * done (per-boot means of every (workload, params, metric) stored as the
+ * run's points, via stats_set so uploads are checked as for series) |
+ * failed (the reason: fetch error, build error, every boot failed).
+ *
+ * History and regressions: after each done run, for every metric of the
+ * track the per-boot means of all done runs form a history (one night per
+ * run) and changepoint_detect finds its change points.  A change point in
+ * the bad direction of at least the minimum effect that no regression of
+ * the metric already covers (same first bad run) opens a regression:
+ * last good run, first bad run, %change with its CI.
+ *
+ * Bisect: candidates are the commits between the two runs' heads (git
+ * rev-list --parents, bisect.c walks first parents by default).  A step
+ * builds its commit (incremental from the good head's build), boots it
+ * `boots` times with only the matrix runs of the regressed workload, and
+ * compares it with the existing statistics (stats_compare, bootstrap CI)
+ * against both ends: good when the CI of (step -> bad) lies beyond half the
+ * regression in its direction, bad when the CI of (good -> step) does; else
+ * more boots (boots at a time) up to max_boots, then the end it is nearer
+ * to.  A commit that does not build or boots no kernel is skipped.  The
+ * first bad commit gets its subject, author and Link: trailer.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/agent.h"
+#include "daemon/app.h"
+#include "daemon/bisect.h"
+#include "daemon/build.h"
+#include "daemon/changepoint.h"
+#include "daemon/config.h"
+#include "daemon/db.h"
+#include "daemon/db_build.h"
+#include "daemon/db_track.h"
+#include "daemon/sched.h"
+#include "daemon/stage_build.h"
+#include "daemon/stats.h"
+#include "daemon/track.h"
+#include "daemon/tree.h"
+#include "lib/log.h"
+#include "lib/proto.h"
+#include "lib/run.h"
+#include "lib/xalloc.h"
+
+#define TRACK_OK	0
+#define TRACK_FAIL	(-1)
+#define TRACK_WAIT	1
+
+/* ---- configuration ----------------------------------------------------- */
+
+void
+track_conf_release(struct track_conf *tc)
+{
+	free(tc->name);
+	free(tc->tree);
+	free(tc->branch);
+	free(tc->matrix);
+	memset(tc, 0, sizeof(*tc));
+}
+
+static int
+track_parse_at(const char *v)
+{
+	int h, m;
+	char end;
+
+	if (strlen(v) != 5 || sscanf(v, "%2d:%2d%c", &h, &m, &end) != 2 ||
+	    !isdigit((unsigned char)v[0]) || v[2] != ':' || h < 0 || h > 23 ||
+	    m < 0 || m > 59)
+		return -1;
+	return h * 60 + m;
+}
+
+static long
+track_parse_every(const char *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || n < 1 || n > 100000 || end[1] != '\0')
+		return -1;
+	switch (*end) {
+	case 'm': return n * 60;
+	case 'h': return n * 3600;
+	case 'd': return n * 86400;
+	}
+	return -1;
+}
+
+int
+track_check_at(const char *v, struct buf *err)
+{
+	if (track_parse_at(v) < 0)
+		return buf_addf(err, "at = \"%s\" is not a local time HH:MM",
+		    v), -1;
+	return 0;
+}
+
+int
+track_check_every(const char *v, struct buf *err)
+{
+	if (track_parse_every(v) < 0)
+		return buf_addf(err, "every = \"%s\" is not a number followed "
+		    "by m, h or d (6h)", v), -1;
+	return 0;
+}
+
+int
+track_conf_get(const char *name, struct track_conf *tc)
+{
+	const char *tree, *v;
+	size_t i;
+
+	memset(tc, 0, sizeof(*tc));
+	for (i = 0; (v = config_subsection(&app.cfg, "track", i)); i++)
+		if (!strcmp(v, name))
+			break;
+	if (!v)
+		return -1;
+	tree = config_str(&app.cfg, "track", name, "tree");
+	tc->name = xstrdup(name);
+	tc->tree = xstrdup(tree ? tree : "");
+	v = config_str(&app.cfg, "track", name, "branch");
+	if (!v && tree)
+		v = config_str(&app.cfg, "tree", tree, "branch");
+	tc->branch = xstrdup(v ? v : "master");
+	v = config_str(&app.cfg, "track", name, "matrix");
+	tc->matrix = v && *v ? xstrdup(v) : NULL;
+	v = config_str(&app.cfg, "track", name, "at");
+	tc->at_min = v ? track_parse_at(v) : -1;
+	v = config_str(&app.cfg, "track", name, "every");
+	tc->every_sec = v ? track_parse_every(v) : 0;
+	tc->boots = (int)config_int(&app.cfg, "track", name, "boots");
+	tc->max_boots = (int)config_int(&app.cfg, "track", name, "max_boots");
+	if (tc->max_boots < tc->boots)
+		tc->max_boots = tc->boots;
+	tc->priority = (int)config_int(&app.cfg, "track", name, "priority");
+	tc->first_parent = config_bool(&app.cfg, "track", name,
+	    "first_parent");
+	return 0;
+}
+
+/* The entry of [track "name"] key, or its first entry (for file:line). */
+static const struct config_entry *
+track_entry(const struct config *cfg, const char *name, const char *key)
+{
+	const struct config_entry *first = NULL;
+	size_t i;
+
+	for (i = 0; i < cfg->n; i++) {
+		const struct config_entry *e = &cfg->entries[i];
+
+		if (strcmp(e->key->section, "track") || !e->sub ||
+		    strcmp(e->sub, name))
+			continue;
+		if (!first)
+			first = e;
+		if (key && !strcmp(e->key->key, key))
+			return e;
+	}
+	return first;
+}
+
+static int
+track_tree_exists(const struct config *cfg, const char *tree)
+{
+	const char *s;
+	size_t i;
+
+	for (i = 0; (s = config_subsection(cfg, "tree", i)); i++)
+		if (!strcmp(s, tree))
+			return 1;
+	return 0;
+}
+
+int
+track_config_check(const struct config *cfg, struct buf *err)
+{
+	const struct config_entry *e;
+	const char *name, *tree, *matrix;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; (name = config_subsection(cfg, "track", i)); i++) {
+		tree = config_str(cfg, "track", name, "tree");
+		e = track_entry(cfg, name, "tree");
+		if (!tree) {
+			buf_addf(err, "%s:%d: [track \"%s\"] needs tree = "
+			    "NAME of a [tree]\n", e ? e->file : "?",
+			    e ? e->line : 0, name);
+			rc = -1;
+		} else if (!track_tree_exists(cfg, tree)) {
+			buf_addf(err, "%s:%d: [track \"%s\"]: tree \"%s\" is "
+			    "not a configured [tree]\n", e->file, e->line,
+			    name, tree);
+			rc = -1;
+		}
+		matrix = config_str(cfg, "track", name, "matrix");
+		if (matrix && *matrix && access(matrix, R_OK) != 0) {
+			e = track_entry(cfg, name, "matrix");
+			buf_addf(err, "%s:%d: [track \"%s\"]: matrix %s: %s\n",
+			    e->file, e->line, name, matrix, strerror(errno));
+			rc = -1;
+		}
+		if (config_str(cfg, "track", name, "at") &&
+		    config_str(cfg, "track", name, "every")) {
+			e = track_entry(cfg, name, "every");
+			buf_addf(err, "%s:%d: [track \"%s\"]: set at or every, "
+			    "not both\n", e->file, e->line, name);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int
+track_due(const struct track_conf *tc, time_t since, time_t last, time_t now)
+{
+	time_t slot;
+
+	if (tc->every_sec > 0) {
+		if (now < since + tc->every_sec)
+			return 0;
+		slot = since + (now - since) / tc->every_sec * tc->every_sec;
+	} else if (tc->at_min >= 0) {
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		tm.tm_hour = tc->at_min / 60;
+		tm.tm_min = tc->at_min % 60;
+		tm.tm_sec = 0;
+		tm.tm_isdst = -1;
+		slot = mktime(&tm);
+		if (slot > now)
+			slot -= 86400;	/* yesterday's (DST: close enough) */
+	} else {
+		return 0;		/* manual runs only */
+	}
+	return slot > since && slot > last;
+}
+
+/* ---- git (the CLI, as tree.c fetches) ---------------------------------- */
+
+/* Runs git -C repo args..., stdout in out.  0 or -1 with err. */
+static int
+track_git(const char *repo, const char *const *args, struct buf *out,
+    struct buf *err)
+{
+	const char *argv[16];
+	struct run r = { 0 };
+	size_t i, n = 0;
+
+	argv[n++] = "git";
+	argv[n++] = "-C";
+	argv[n++] = repo;
+	for (i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	r.argv = argv;
+	r.timeout_sec = 300;
+	if (run_capture(&r, out) != 0) {
+		buf_addf(err, "git %s: %s", args[0], run_status(&r));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+track_hex40(const char *s)
+{
+	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+/* ---- the thread --------------------------------------------------------- */
+
+static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tr_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t tr_thread;
+static int tr_running, tr_poll = 5;
+static volatile int tr_stop;
+static unsigned tr_kicks;
+
+void
+track_kick(void)
+{
+	pthread_mutex_lock(&tr_lock);
+	tr_kicks++;
+	pthread_cond_broadcast(&tr_cond);
+	pthread_mutex_unlock(&tr_lock);
+}
+
+static void *
+track_main(void *arg)
+{
+	struct db *db = app_db();
+	unsigned seen;
+	int did;
+
+	if (!db) {
+		error("track: no database; nightly runs stopped");
+		return NULL;
+	}
+	while (!tr_stop) {
+		pthread_mutex_lock(&tr_lock);
+		seen = tr_kicks;
+		pthread_mutex_unlock(&tr_lock);
+		did = track_pass(db, &tr_stop);
+		pthread_mutex_lock(&tr_lock);
+		if (!tr_stop && !did && seen == tr_kicks) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += tr_poll;
+			pthread_cond_timedwait(&tr_cond, &tr_lock, &ts);
+		}
+		pthread_mutex_unlock(&tr_lock);
+	}
+	app_db_close_thread();
+	return NULL;
+}
+
+int
+track_start(int poll_sec)
+{
+	int e;
+
+	tr_poll = poll_sec > 0 ? poll_sec : 5;
+	tr_stop = 0;
+	e = pthread_create(&tr_thread, NULL, track_main, NULL);
+	if (e) {
+		errno = e;
+		log_warn("track: cannot start the thread");
+		return -1;
+	}
+	tr_running = 1;
+	return 0;
+}
+
+void
+track_stop(void)
+{
+	if (!tr_running)
+		return;
+	pthread_mutex_lock(&tr_lock);
+	tr_stop = 1;
+	pthread_cond_broadcast(&tr_cond);
+	pthread_mutex_unlock(&tr_lock);
+	pthread_join(tr_thread, NULL);
+	tr_running = 0;
+}
+
+int
+track_run_now(struct db *db, const char *name, long long *id, int *existing)
+{
+	struct track_conf tc;
+	long long since;
+	int rc;
+
+	if (track_conf_get(name, &tc) != 0)
+		return 1;
+	db_track_since(db, name, time(NULL), &since);
+	rc = db_track_run_new(db, name, "manual", tc.boots, time(NULL), id,
+	    existing);
+	track_conf_release(&tc);
+	if (rc == 0)
+		track_kick();
+	return rc;
+}
+
+/* ---- builds and jobs ----------------------------------------------------- */
+
+/* The matrix text of a track (its file, else the scheduler's default). */
+static char *
+track_matrix(const struct track_conf *tc, struct buf *err)
+{
+	const char *cfg = config_str(&app.cfg, "sched", NULL, "matrix");
+	struct buf b = BUF_INIT(PROTO_MAX_MATRIX);
+	char *p;
+
+	if (tc->matrix)
+		p = xstrdup(tc->matrix);
+	else
+		p = cfg && *cfg ? xstrdup(cfg) :
+		    xasprintf("%s/../etc/workloads.conf", app.schema_dir);
+	if (buf_read_file(&b, p) == -1) {
+		buf_addf(err, "matrix %s: %s", p, b.overflow ? "too large" :
+		    "cannot be read");
+		free(p);
+		buf_release(&b);
+		return NULL;
+	}
+	free(p);
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * Only the [run] sections of matrix whose workload is w (plus everything
+ * outside [run] sections): a bisect step re-runs just the regressed runs.
+ * Falls back to the whole matrix when no section matches.
+ */
+static char *
+track_matrix_only(const char *matrix, const char *w)
+{
+	struct buf out = BUF_INIT(0), sect = BUF_INIT(0);
+	const char *p = matrix, *nl;
+	int in_run = 0, keep = 0, any = 0;
+
+	for (; *p; p = nl) {
+		size_t len;
+		char line[512], *s;
+
+		nl = strchr(p, '\n');
+		nl = nl ? nl + 1 : p + strlen(p);
+		len = (size_t)(nl - p);
+		snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len :
+		    511), p);
+		for (s = line; isspace((unsigned char)*s); s++)
+			;
+		if (*s == '[') {
+			if (in_run && keep)
+				buf_add(&out, sect.data, sect.len);
+			buf_reset(&sect);
+			in_run = !strncmp(s, "[run", 4);
+			keep = 0;
+		}
+		if (in_run) {
+			char k[64], v[256];
+
+			buf_add(&sect, p, len);
+			if (sscanf(s, " %63[a-z_] = %255s", k, v) == 2 &&
+			    !strcmp(k, "workload") && !strcmp(v, w))
+				keep = any = 1;
+		} else {
+			buf_add(&out, p, len);
+		}
+	}
+	if (in_run && keep)
+		buf_add(&out, sect.data, sect.len);
+	buf_release(&sect);
+	if (!any) {
+		buf_release(&out);
+		return xstrdup(matrix);
+	}
+	return buf_detach(&out, NULL);
+}
+
+/*
+ * Builds commit of tree tc (incremental from base_commit/base_key when
+ * given) and registers its bzImage.  key and *kernel_id out.  0, -1 with
+ * err, 1 interrupted.
+ */
+static int
+track_build(struct db *db, const struct tree_conf *tc, const char *commit,
+    const char *base_commit, const char *base_key, char key[65],
+    long long *kernel_id, char **dir, volatile int *stop, struct buf *err)
+{
+	struct build_spec spec = { 0 };
+	struct build_opts opts = { 0 };
+	struct build_result res;
+	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	char *cache, *path, *note;
+	int64_t bid = 0;
+	int rc = -1;
+
+	spec.repo = tc->path;
+	spec.commit = commit;
+	spec.config = tc->config;
+	spec.fragments = (const char *const *)tc->fragments;
+	spec.nfragments = tc->nfragments;
+	spec.base_commit = base_key ? base_commit : NULL;
+	spec.base_key = base_key;
+	if (build_spec_key(&spec, key, err) != 0)
+		return -1;
+	db_build_claim(db, key, tc->name, commit, tc->config, 0, &bid);
+	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
+	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
+	opts.cache_dir = cache;
+	build_set_slots((int)config_int(&app.cfg, "build", NULL, "slots"));
+	opts.jobs = (int)config_int(&app.cfg, "build", NULL, "jobs");
+	opts.timeout_sec = (int)config_int(&app.cfg, "build", NULL, "timeout");
+	opts.sandbox = 1;
+	opts.cancel = stop;
+	if (build_run(&spec, &opts, &res) != 0) {
+		if (stop && *stop) {
+			rc = 1;
+			goto out;
+		}
+		if (bid)
+			db_build_finish(db, bid, "failed", NULL, NULL,
+			    res.error, res.log_tail, res.seconds, res.cc_lines);
+		buf_addf(err, "build of %.12s failed: %s", commit, res.error);
+		goto out;
+	}
+	if (bid && !res.cache_hit)
+		db_build_finish(db, bid, "done", res.dir, res.sha256, NULL,
+		    NULL, res.seconds, res.cc_lines);
+	else if (bid)
+		db_build_set_state(db, bid, "done", 100);
+	path = xasprintf("%s/bzImage", res.dir);
+	note = xasprintf("track %s %.12s", tc->name, commit);
+	rc = agent_kernel_add_file(db, path, note, kernel_id, err);
+	free(path);
+	free(note);
+	if (dir)
+		*dir = xstrdup(res.dir);
+out:
+	free(cache);
+	return rc;
+}
+
+/* Queues boots jobs [from, to) of kernel for a run or step. */
+static int
+track_enqueue(struct db *db, long long run_id, long long step_id,
+    long long kernel, const char *matrix, int priority, int from, int to,
+    struct buf *err)
+{
+	struct agent_job_spec s = { 0 };
+	long long id;
+	int b;
+
+	s.kernel_id = kernel;
+	s.matrix = matrix;
+	s.priority = priority;
+	s.side = "track";
+	for (b = from; b < to; b++) {
+		s.boot = b + 1;
+		if (agent_enqueue(db, &s, &id, err) != 0)
+			return -1;
+		if (db_track_job_add(db, run_id, step_id, id, b + 1) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Waits for the jobs of a run or step.  TRACK_WAIT while some run; else
+ * the per-boot means of the finished ones in *pts (run_id/step_id set),
+ * *nfailed the boots without samples and a reason in why.
+ */
+static int
+track_collect(struct db *db, long long run_id, long long step_id,
+    struct track_point **pts, size_t *npts, int *nfailed, struct buf *why)
+{
+	long long *jobs;
+	int *boots;
+	size_t n, i, j, k, cap = 0;
+	struct stats_set set;
+	int rc = TRACK_OK;
+	char err[256];
+
+	*pts = NULL;
+	*npts = 0;
+	*nfailed = 0;
+	if (db_track_jobs(db, run_id, step_id, &jobs, &boots, &n) != 0)
+		return TRACK_FAIL;
+	for (i = 0; i < n; i++) {
+		char *state = NULL, *reason = NULL;
+
+		if (agent_job_state(db, jobs[i], &state, &reason) != 0 ||
+		    !strcmp(state, "queued") || !strcmp(state, "leased"))
+			rc = TRACK_WAIT;
+		free(state);
+		free(reason);
+	}
+	if (rc == TRACK_WAIT)
+		goto out;
+	stats_set_init(&set);
+	for (i = 0; i < n; i++) {
+		char *state = NULL, *reason = NULL;
+		json_t *samples = NULL, *profiles = NULL, *o;
+		size_t before = set.nsamples, idx;
+
+		agent_job_state(db, jobs[i], &state, &reason);
+		if (strcmp(state, "done") || agent_fetch_results(db, jobs[i],
+		    &samples, &profiles) != 0) {
+			if (!why->len)
+				buf_addf(why, "boot %d: %s%s%s", boots[i],
+				    state, reason ? ": " : "",
+				    reason ? reason : "");
+			(*nfailed)++;
+			goto next;
+		}
+		json_array_foreach(samples, idx, o) {
+			struct stats_sample s = { 0 };
+			const char *b = json_string_value(json_object_get(o,
+			    "better"));
+
+			if (json_object_get(o, "type") && strcmp(
+			    json_string_value(json_object_get(o, "type")) ?
+			    json_string_value(json_object_get(o, "type")) : "",
+			    "sample"))
+				continue;
+			s.boot = boots[i];
+			s.workload = json_string_value(json_object_get(o,
+			    "workload"));
+			s.params = json_string_value(json_object_get(o,
+			    "params"));
+			s.metric = json_string_value(json_object_get(o,
+			    "metric"));
+			s.unit = json_string_value(json_object_get(o, "unit"));
+			s.better = b && !strcmp(b, "lower") ? STATS_LOWER :
+			    STATS_HIGHER;
+			s.iteration = (long)json_integer_value(json_object_get(o,
+			    "iteration"));
+			s.value = json_number_value(json_object_get(o,
+			    "value"));
+			if (!s.workload || !s.metric || !s.unit)
+				continue;
+			if (!s.params)
+				s.params = "";
+			stats_set_add(&set, &s, err, sizeof(err));
+		}
+		if (set.nsamples == before)
+			(*nfailed)++;
+next:
+		json_decref(samples);
+		json_decref(profiles);
+		free(state);
+		free(reason);
+	}
+	for (i = 0; i < set.n; i++) {
+		const struct stats_series *se = &set.series[i];
+
+		for (j = 0; j < se->nboots; j++) {
+			struct track_point *p;
+			double sum = 0;
+
+			if (!se->boots[j].n)
+				continue;
+			for (k = 0; k < se->boots[j].n; k++)
+				sum += se->boots[j].v[k];
+			if (*npts == cap) {
+				cap = cap ? 2 * cap : 64;
+				*pts = xrealloc(*pts, cap * sizeof(**pts));
+			}
+			p = &(*pts)[(*npts)++];
+			p->run_id = run_id;
+			p->step_id = step_id;
+			p->boot = (int)se->boots[j].id;
+			p->workload = xstrdup(se->workload);
+			p->params = xstrdup(se->params);
+			p->metric = xstrdup(se->metric);
+			p->unit = xstrdup(se->unit);
+			p->better = se->better;
+			p->value = sum / se->boots[j].n;
+		}
+	}
+	stats_set_release(&set);
+out:
+	free(jobs);
+	free(boots);
+	return rc;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static void
+track_set(char **field, const char *v)
+{
+	free(*field);
+	*field = v ? xstrdup(v) : NULL;
+}
+
+static int track_analyse(struct db *, const char *track);
+
+/* queued -> fetched (or done: no new commits). */
+static int
+track_run_fetch(struct db *db, struct track_run *r,
+    const struct track_conf *tc, const struct tree_conf *tree,
+    struct buf *err)
+{
+	struct track_run last;
+	char head[41], *ref, *logp;
+	int have_last;
+
+	if (tree->url) {
+		logp = xasprintf("%s/track-%s-fetch.log", app.data_dir,
+		    tc->name);
+		if (tree_fetch(tree->path, tree->url, tc->branch, logp,
+		    (int)config_int(&app.cfg, "tree", tree->name,
+		    "fetch_timeout"), err) != 0) {
+			free(logp);
+			return TRACK_FAIL;
+		}
+		free(logp);
+	}
+	ref = xasprintf("refs/heads/%s", tc->branch);
+	if (tree_resolve(tree->path, ref, head) != 0) {
+		buf_addf(err, "branch %s of tree %s (%s) does not resolve",
+		    tc->branch, tree->name, tree->path);
+		free(ref);
+		return TRACK_FAIL;
+	}
+	free(ref);
+	track_set(&r->head, head);
+	have_last = db_track_last_tested(db, tc->name, &last) == 0;
+	if (have_last && last.head && !strcmp(last.head, head)) {
+		track_set(&r->note, "no new commits");
+		track_set(&r->state, "done");
+	} else {
+		track_set(&r->prev_head, have_last ? last.head : NULL);
+		track_set(&r->build_key, NULL);
+		track_set(&r->state, "fetched");
+		if (have_last && last.build_key)
+			track_set(&r->build_key, last.build_key);
+	}
+	if (have_last)
+		track_run_release(&last);
+	return TRACK_OK;
+}
+
+/* fetched -> built: build the head (incremental from the last tested). */
+static int
+track_run_build(struct db *db, struct track_run *r,
+    const struct tree_conf *tree, volatile int *stop, struct buf *err)
+{
+	char key[65];
+	char *dir = NULL, *base_key = r->build_key ? xstrdup(r->build_key) :
+	    NULL;
+	int b;
+
+	b = track_build(db, tree, r->head, r->prev_head, base_key, key,
+	    &r->kernel_id, &dir, stop, err);
+	free(base_key);
+	if (b == 1)
+		return TRACK_WAIT;
+	if (b != 0)
+		return TRACK_FAIL;
+	track_set(&r->build_key, key);
+	track_set(&r->build_dir, dir);
+	free(dir);
+	track_set(&r->state, "built");
+	return TRACK_OK;
+}
+
+/* Advances one run by one state.  1 if something happened. */
+static int
+track_run_step(struct db *db, struct track_run *r, volatile int *stop)
+{
+	struct track_conf tc;
+	struct tree_conf tree;
+	struct buf err = BUF_INIT(8192);
+	struct track_point *pts = NULL;
+	size_t npts = 0;
+	char *matrix = NULL;
+	int rc = TRACK_FAIL, nfailed, moved = 1;
+	const char *was;
+
+	memset(&tree, 0, sizeof(tree));
+	if (track_conf_get(r->track, &tc) != 0) {
+		buf_addf(&err, "track %s is no longer configured", r->track);
+		goto out;
+	}
+	if (stage_build_tree_conf(tc.tree, &tree, &err) != 0)
+		goto out;
+	was = r->state;
+	if (!strcmp(was, "queued")) {
+		rc = track_run_fetch(db, r, &tc, &tree, &err);
+	} else if (!strcmp(was, "fetched")) {
+		rc = track_run_build(db, r, &tree, stop, &err);
+	} else if (!strcmp(was, "built")) {
+		if (!(matrix = track_matrix(&tc, &err)))
+			goto out;
+		if (track_enqueue(db, r->id, 0, r->kernel_id, matrix,
+		    tc.priority, 0, r->boots, &err) != 0)
+			goto out;
+		track_set(&r->state, "running");
+		rc = TRACK_OK;
+	} else if (!strcmp(was, "running")) {
+		rc = track_collect(db, r->id, 0, &pts, &npts, &nfailed, &err);
+		if (rc == TRACK_OK && npts == 0) {
+			char *why = xstrdup(err.len ? err.data : "no samples");
+
+			buf_reset(&err);
+			buf_addf(&err, "every boot failed (%s)", why);
+			free(why);
+			rc = TRACK_FAIL;
+		} else if (rc == TRACK_OK) {
+			if (db_track_points_add(db, pts, npts) != 0)
+				rc = TRACK_FAIL;
+			if (nfailed)
+				track_set(&r->note, err.data);
+			buf_reset(&err);
+			track_set(&r->state, "done");
+		}
+	}
+out:
+	if (rc == TRACK_WAIT) {
+		moved = 0;
+	} else if (rc == TRACK_FAIL && !(stop && *stop)) {
+		track_set(&r->state, "failed");
+		track_set(&r->error, err.len ? err.data : "failed");
+		log_info("track %s: run %lld failed: %s", r->track, r->id,
+		    r->error);
+	}
+	if (moved && !(stop && *stop)) {
+		db_track_run_save(db, r, time(NULL));
+		log_info("track %s: run %lld %s%s%s", r->track, r->id,
+		    r->state, r->note ? ": " : "", r->note ? r->note : "");
+		if (!strcmp(r->state, "done") && r->kernel_id)
+			track_analyse(db, r->track);
+	}
+	track_points_free(pts, npts);
+	free(matrix);
+	buf_release(&err);
+	tree_conf_release(&tree);
+	track_conf_release(&tc);
+	return moved;
+}
+
+/* ---- history and regressions ---------------------------------------------- */
+
+struct track_hist {
+	double	*v;
+	size_t	*start;
+	long long *run;		/* run id per night */
+	size_t	 n, nv, cap, vcap;
+};
+
+static void
+track_hist_add(struct track_hist *h, long long run, double v)
+{
+	if (!h->n || h->run[h->n - 1] != run) {
+		if (h->n + 1 >= h->cap) {
+			h->cap = h->cap ? 2 * h->cap : 32;
+			h->start = xrealloc(h->start, (h->cap + 1) *
+			    sizeof(*h->start));
+			h->run = xrealloc(h->run, h->cap * sizeof(*h->run));
+		}
+		h->start[h->n] = h->nv;
+		h->run[h->n++] = run;
+	}
+	if (h->nv == h->vcap) {
+		h->vcap = h->vcap ? 2 * h->vcap : 64;
+		h->v = xrealloc(h->v, h->vcap * sizeof(*h->v));
+	}
+	h->v[h->nv++] = v;
+	h->start[h->n] = h->nv;
+}
+
+/* Opens a regression for a change point, unless one covers it already. */
+static void
+track_open_regression(struct db *db, const char *track,
+    const struct track_point *p, const struct track_hist *h,
+    const struct changepoint *c, struct track_regression *known, size_t nk)
+{
+	struct track_regression g;
+	struct track_run good, bad;
+	struct track_conf tc;
+	long long id;
+	size_t i;
+
+	for (i = 0; i < nk; i++)
+		if (!strcmp(known[i].workload, p->workload) &&
+		    !strcmp(known[i].params, p->params) &&
+		    !strcmp(known[i].metric, p->metric) &&
+		    known[i].bad_run == h->run[c->night])
+			return;
+	if (db_track_run_get(db, h->run[c->night - 1], &good) != 0)
+		return;
+	if (db_track_run_get(db, h->run[c->night], &bad) != 0) {
+		track_run_release(&good);
+		return;
+	}
+	memset(&g, 0, sizeof(g));
+	track_conf_get(track, &tc);
+	g.track = (char *)track;
+	g.tree = tc.tree ? tc.tree : "";
+	g.workload = p->workload;
+	g.params = p->params;
+	g.metric = p->metric;
+	g.unit = p->unit;
+	g.better = p->better;
+	g.good_run = good.id;
+	g.bad_run = bad.id;
+	g.good_commit = good.head;
+	g.bad_commit = bad.head;
+	g.pct_change = c->pct_change;
+	g.ci_lo = c->ci_lo;
+	g.ci_hi = c->ci_hi;
+	g.p_value = c->p_value;
+	if (db_track_regression_add(db, &g, time(NULL), &id) == 0)
+		log_info("track %s: regression %lld: %s %s %s %+.1f%% between "
+		    "runs %lld and %lld", track, id, p->workload, p->params,
+		    p->metric, c->pct_change, good.id, bad.id);
+	track_conf_release(&tc);
+	track_run_release(&good);
+	track_run_release(&bad);
+}
+
+/* Change points over every metric's history; regressions for new ones. */
+static int
+track_analyse(struct db *db, const char *track)
+{
+	struct track_point *pts;
+	struct track_regression *known;
+	struct changepoint_opts o;
+	size_t n, nk, i, j, k;
+	char err[256];
+
+	if (db_track_history(db, track, &pts, &n) != 0)
+		return -1;
+	if (db_track_regressions(db, track, &known, &nk) != 0) {
+		track_points_free(pts, n);
+		return -1;
+	}
+	changepoint_opts_init(&o);
+	for (i = 0; i < n; i = j) {
+		struct track_hist h = { 0 };
+		struct changepoint *cps = NULL;
+		size_t ncp = 0;
+
+		for (j = i; j < n && !strcmp(pts[j].workload, pts[i].workload)
+		    && !strcmp(pts[j].params, pts[i].params) &&
+		    !strcmp(pts[j].metric, pts[i].metric); j++)
+			track_hist_add(&h, pts[j].run_id, pts[j].value);
+		if (h.n >= 2 && changepoint_detect(h.v, h.start, h.n, &o, &cps,
+		    &ncp, err, sizeof(err)) == 0) {
+			for (k = 0; k < ncp; k++)
+				if (changepoint_is_regression(&cps[k],
+				    pts[i].better, o.min_effect))
+					track_open_regression(db, track,
+					    &pts[i], &h, &cps[k], known, nk);
+		}
+		free(cps);
+		free(h.v);
+		free(h.start);
+		free(h.run);
+	}
+	track_regressions_free(known, nk);
+	track_points_free(pts, n);
+	return 0;
+}
+
+/* ---- bisect -------------------------------------------------------------- */
+
+struct track_graph {
+	char	(*id)[41];
+	size_t	*pstart, *parents;
+	size_t	 n, np;
+};
+
+static void
+track_graph_release(struct track_graph *g)
+{
+	free(g->id);
+	free(g->pstart);
+	free(g->parents);
+	memset(g, 0, sizeof(*g));
+}
+
+static long
+track_graph_find(const struct track_graph *g, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (!strcmp(g->id[i], id))
+			return (long)i;
+	return -1;
+}
+
+/* The commits of bad ^good (newest first) plus good, with their parents
+   inside that set. */
+static int
+track_graph_load(const char *repo, const char *good, const char *bad,
+    struct track_graph *g, struct buf *err)
+{
+	struct buf out = BUF_INIT(64 << 20);
+	char *range = xasprintf("^%s", good);
+	const char *args[] = { "rev-list", "--parents", bad, range, "--",
+	    NULL };
+	char *line, *save = NULL, *tok, *s2;
+	size_t cap = 0, pcap = 0, pass;
+	int rc = -1;
+
+	memset(g, 0, sizeof(*g));
+	if (track_git(repo, args, &out, err) != 0)
+		goto out;
+	buf_addf(&out, "%s\n", good);
+	/* pass 0: the commits; pass 1: their parents */
+	for (pass = 0; pass < 2; pass++) {
+		char *copy = xstrdup(out.data);
+
+		for (line = strtok_r(copy, "\n", &save); line;
+		    line = strtok_r(NULL, "\n", &save)) {
+			char *ls = NULL;
+
+			tok = strtok_r(line, " ", &ls);
+			if (!tok || !track_hex40(tok))
+				continue;
+			if (pass == 0) {
+				if (track_graph_find(g, tok) >= 0)
+					continue;
+				if (g->n + 1 >= cap) {
+					cap = cap ? 2 * cap : 64;
+					g->id = xrealloc(g->id, cap *
+					    sizeof(*g->id));
+				}
+				memcpy(g->id[g->n++], tok, 41);
+				continue;
+			}
+			while ((s2 = strtok_r(NULL, " ", &ls))) {
+				long p = track_graph_find(g, s2);
+
+				if (p < 0)
+					continue;
+				if (g->np == pcap) {
+					pcap = pcap ? 2 * pcap : 64;
+					g->parents = xrealloc(g->parents, pcap *
+					    sizeof(*g->parents));
+				}
+				g->parents[g->np++] = (size_t)p;
+			}
+			g->pstart[track_graph_find(g, tok) + 1] = g->np;
+		}
+		free(copy);
+		if (pass == 0) {
+			g->pstart = xcalloc(g->n + 1, sizeof(*g->pstart));
+			g->np = 0;
+		}
+	}
+	/* rows in id order: fill starts of rows without parents */
+	for (cap = 1; cap <= g->n; cap++)
+		if (g->pstart[cap] < g->pstart[cap - 1])
+			g->pstart[cap] = g->pstart[cap - 1];
+	rc = 0;
+out:
+	free(range);
+	buf_release(&out);
+	return rc;
+}
+
+/* Subject, author, Link: trailer of commit. */
+static void
+track_commit_info(const char *repo, const char *commit,
+    struct track_regression *g)
+{
+	struct buf out = BUF_INIT(1 << 20), err = BUF_INIT(1024);
+	const char *args[] = { "log", "-1", "--format=%s%n%an <%ae>%n%b",
+	    commit, "--", NULL };
+	char *p, *nl, *link = NULL;
+
+	if (track_git(repo, args, &out, &err) != 0 || !out.len)
+		goto out;
+	p = out.data;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	track_set(&g->subject, p);
+	if (!nl)
+		goto out;
+	p = nl + 1;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	track_set(&g->author, p);
+	for (p = nl ? nl + 1 : p + strlen(p); p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncasecmp(p, "Link:", 5)) {
+			for (p += 5; *p == ' '; p++)
+				;
+			free(link);
+			link = xstrdup(p);
+			break;
+		}
+	}
+	track_set(&g->link, link);
+	free(link);
+out:
+	buf_release(&out);
+	buf_release(&err);
+}
+
+/* One (workload, params, metric) of points as a stats_set side. */
+static void
+track_side(const struct track_point *p, size_t n,
+    const struct track_regression *g, struct stats_set *set)
+{
+	size_t i;
+
+	stats_set_init(set);
+	for (i = 0; i < n; i++) {
+		struct stats_sample s = { 0 };
+
+		if (strcmp(p[i].workload, g->workload) ||
+		    strcmp(p[i].params, g->params) ||
+		    strcmp(p[i].metric, g->metric))
+			continue;
+		s.boot = p[i].boot;
+		s.workload = p[i].workload;
+		s.params = p[i].params;
+		s.metric = p[i].metric;
+		s.unit = p[i].unit;
+		s.better = p[i].better;
+		s.value = p[i].value;
+		stats_set_add(set, &s, NULL, 0);
+	}
+}
+
+/* %change and CI of b against a with the series' statistics. */
+static int
+track_compare(const struct stats_set *a, const struct stats_set *b,
+    double *pct, double *lo, double *hi)
+{
+	struct stats_result res;
+	int rc = -1;
+
+	if (stats_compare(a, b, NULL, &res) != 0)
+		return -1;
+	if (res.n == 1 && isfinite(res.rows[0].pct_change) &&
+	    isfinite(res.rows[0].ci_lo)) {
+		*pct = res.rows[0].pct_change;
+		*lo = res.rows[0].ci_lo;
+		*hi = res.rows[0].ci_hi;
+		rc = 0;
+	}
+	stats_result_release(&res);
+	return rc;
+}
+
+/*
+ * The verdict of a step from its points: "good", "bad", or NULL (more
+ * boots would help).  Fills the step's figures; at_max: decide anyway.
+ */
+static const char *
+track_step_verdict(struct db *db, const struct track_regression *g,
+    struct bisect_step *s, const struct track_point *sp, size_t nsp,
+    int at_max, struct buf *why)
+{
+	struct track_point *gp = NULL, *bp = NULL;
+	size_t ngp = 0, nbp = 0;
+	struct stats_set good, bad, step;
+	double half = fabs(g->pct_change) / 2, sign;
+	const char *v = NULL;
+	int ok1, ok2;
+
+	db_track_points_of(db, g->good_run, 0, &gp, &ngp);
+	db_track_points_of(db, g->bad_run, 0, &bp, &nbp);
+	track_side(gp, ngp, g, &good);
+	track_side(bp, nbp, g, &bad);
+	track_side(sp, nsp, g, &step);
+	/* the direction the regression went: -1 down, +1 up */
+	sign = g->pct_change < 0 ? -1 : 1;
+	ok1 = track_compare(&good, &step, &s->pct_vs_good, &s->ci_good_lo,
+	    &s->ci_good_hi) == 0;
+	ok2 = track_compare(&step, &bad, &s->pct_vs_bad, &s->ci_bad_lo,
+	    &s->ci_bad_hi) == 0;
+	if (!ok1 || !ok2) {
+		buf_addstr(why, "the step produced no usable samples of the "
+		    "metric");
+		v = "skip";
+	} else if (sign * (sign < 0 ? s->ci_good_hi : s->ci_good_lo) >=
+	    half) {
+		buf_addf(why, "%+.1f%% [%+.1f%%, %+.1f%%] from the good end: "
+		    "the regression is in", s->pct_vs_good, s->ci_good_lo,
+		    s->ci_good_hi);
+		v = "bad";
+	} else if (sign * (sign < 0 ? s->ci_bad_hi : s->ci_bad_lo) >= half) {
+		buf_addf(why, "the bad end is %+.1f%% [%+.1f%%, %+.1f%%] from "
+		    "it: the regression is not in yet", s->pct_vs_bad,
+		    s->ci_bad_lo, s->ci_bad_hi);
+		v = "good";
+	} else if (at_max) {
+		v = fabs(s->pct_vs_good) > fabs(s->pct_vs_bad) ? "bad" : "good";
+		buf_addf(why, "undecided at %d boots: nearer the %s end "
+		    "(%+.1f%% from good, %+.1f%% to bad)", s->boots, v,
+		    s->pct_vs_good, s->pct_vs_bad);
+	}
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&step);
+	track_points_free(gp, ngp);
+	track_points_free(bp, nbp);
+	return v;
+}
+
+/* Advances the open step s of g by one state.  1 if something happened. */
+static int
+track_step_advance(struct db *db, struct track_regression *g,
+    struct bisect_step *s, const struct track_conf *tc,
+    const struct tree_conf *tree, volatile int *stop)
+{
+	struct buf err = BUF_INIT(8192);
+	struct track_point *pts = NULL;
+	size_t npts = 0;
+	int rc = 0, nfailed, r;
+
+	if (!strcmp(s->state, "queued")) {
+		struct track_run good;
+		char key[65];
+		char *bk = NULL;
+
+		if (db_track_run_get(db, g->good_run, &good) == 0) {
+			bk = good.build_key ? xstrdup(good.build_key) : NULL;
+			track_run_release(&good);
+		}
+		r = track_build(db, tree, s->commit_id, g->good_commit, bk,
+		    key, &s->kernel_id, NULL, stop, &err);
+		free(bk);
+		if (r == 1)
+			goto out;
+		if (r != 0) {
+			track_set(&s->state, "skipped");
+			track_set(&s->verdict, "skip");
+			track_set(&s->reason, err.data);
+		} else {
+			track_set(&s->state, "built");
+		}
+		rc = 1;
+	} else if (!strcmp(s->state, "built") ||
+	    !strcmp(s->state, "more")) {
+		char *m = track_matrix(tc, &err), *only;
+		int from = !strcmp(s->state, "more") ? s->boots - tc->boots : 0;
+
+		if (!m)
+			goto fail;
+		only = track_matrix_only(m, g->workload);
+		free(m);
+		r = track_enqueue(db, 0, s->id, s->kernel_id, only,
+		    tc->priority, from, s->boots, &err);
+		free(only);
+		if (r != 0)
+			goto fail;
+		track_set(&s->state, "running");
+		rc = 1;
+	} else if (!strcmp(s->state, "running")) {
+		const char *v;
+
+		r = track_collect(db, 0, s->id, &pts, &npts, &nfailed, &err);
+		if (r == TRACK_WAIT)
+			goto out;
+		if (npts == 0) {
+			track_set(&s->state, "skipped");
+			track_set(&s->verdict, "skip");
+			buf_addstr(&err, ": no boot of this commit ran");
+			track_set(&s->reason, err.data);
+			rc = 1;
+			goto out;
+		}
+		db_track_points_add(db, pts, npts);
+		track_points_free(pts, npts);
+		db_track_points_of(db, 0, s->id, &pts, &npts);
+		buf_reset(&err);
+		v = track_step_verdict(db, g, s, pts, npts,
+		    s->boots + tc->boots > tc->max_boots, &err);
+		if (v) {
+			track_set(&s->state, !strcmp(v, "skip") ? "skipped" :
+			    "done");
+			track_set(&s->verdict, v);
+		} else {
+			s->boots += tc->boots;
+			track_set(&s->state, "more");
+			buf_addf(&err, "not decided at %d boots: %d more",
+			    s->boots - tc->boots, tc->boots);
+		}
+		track_set(&s->reason, err.data);
+		rc = 1;
+	}
+	goto out;
+fail:
+	track_set(&s->state, "skipped");
+	track_set(&s->verdict, "skip");
+	track_set(&s->reason, err.data);
+	rc = 1;
+out:
+	if (rc && !(stop && *stop)) {
+		db_track_step_save(db, s, time(NULL));
+		log_info("bisect %lld: %.12s %s%s%s", g->id, s->commit_id,
+		    s->state, s->verdict ? " " : "", s->verdict ?
+		    s->verdict : "");
+	}
+	track_points_free(pts, npts);
+	buf_release(&err);
+	return rc;
+}
+
+/* The next step of a bisect, or its end.  1 if something happened. */
+static int
+track_bisect_next(struct db *db, struct track_regression *g,
+    const struct track_conf *tc, const struct tree_conf *tree,
+    struct bisect_step *steps, size_t nsteps)
+{
+	struct track_graph gr;
+	struct bisect_graph bg;
+	struct bisect_answer a;
+	struct buf err = BUF_INIT(4096);
+	unsigned char *marks = NULL;
+	char e[256];
+	long gi, bi, k;
+	long long sid;
+	size_t i;
+	int rc = 1;
+
+	if (track_graph_load(tree->path, g->good_commit, g->bad_commit, &gr,
+	    &err) != 0) {
+		track_set(&g->state, "failed");
+		buf_addstr(&err, " (the good or bad commit is no longer in the "
+		    "tree?)");
+		track_set(&g->error, err.data);
+		goto save;
+	}
+	marks = xcalloc(gr.n, 1);
+	gi = track_graph_find(&gr, g->good_commit);
+	bi = track_graph_find(&gr, g->bad_commit);
+	if (gi < 0 || bi < 0) {
+		track_set(&g->state, "failed");
+		track_set(&g->error, "the bad commit does not descend from the "
+		    "good one (was the branch force-pushed?)");
+		goto save;
+	}
+	marks[gi] = BISECT_GOOD;
+	marks[bi] = BISECT_BAD;
+	for (i = 0; i < nsteps; i++) {
+		k = track_graph_find(&gr, steps[i].commit_id);
+		if (k < 0 || !steps[i].verdict)
+			continue;
+		marks[k] = !strcmp(steps[i].verdict, "good") ? BISECT_GOOD :
+		    !strcmp(steps[i].verdict, "bad") ? BISECT_BAD : BISECT_SKIP;
+	}
+	bg.n = gr.n;
+	bg.pstart = gr.pstart;
+	bg.parents = gr.parents;
+	if (bisect_next(&bg, marks, tc->first_parent, &a, e, sizeof(e)) != 0) {
+		track_set(&g->state, "failed");
+		track_set(&g->error, e);
+		goto save;
+	}
+	if (a.status == BISECT_NEXT) {
+		db_track_step_add(db, g->id, gr.id[a.commit], tc->boots,
+		    time(NULL), &sid);
+		log_info("bisect %lld: testing %.12s (%zu candidates, ~%d "
+		    "steps left)", g->id, gr.id[a.commit], a.remaining,
+		    a.steps_left);
+		goto out;
+	}
+	if (a.status == BISECT_FOUND) {
+		track_set(&g->first_bad, gr.id[a.commit]);
+		track_commit_info(tree->path, gr.id[a.commit], g);
+		track_set(&g->state, "found");
+		log_info("bisect %lld: first bad commit %.12s %s", g->id,
+		    gr.id[a.commit], g->subject ? g->subject : "");
+	} else {
+		struct buf s = BUF_INIT(0);
+
+		for (i = 0; i < a.nsuspects; i++)
+			buf_addf(&s, "%s%s", i ? " " : "", gr.id[a.suspects[i]]);
+		track_set(&g->suspects, s.data);
+		track_set(&g->state, "undecided");
+		buf_release(&s);
+		free(a.suspects);
+	}
+save:
+	db_track_regression_save(db, g, time(NULL));
+out:
+	free(marks);
+	track_graph_release(&gr);
+	buf_release(&err);
+	return rc;
+}
+
+/* Advances the bisect of g by one state. */
+static int
+track_bisect_step(struct db *db, struct track_regression *g,
+    volatile int *stop)
+{
+	struct track_conf tc;
+	struct tree_conf tree;
+	struct bisect_step *steps = NULL;
+	struct buf err = BUF_INIT(4096);
+	size_t n = 0, i;
+	int rc = 0;
+
+	memset(&tree, 0, sizeof(tree));
+	if (track_conf_get(g->track, &tc) != 0 ||
+	    stage_build_tree_conf(tc.tree, &tree, &err) != 0) {
+		track_set(&g->state, "failed");
+		track_set(&g->error, err.len ? err.data : "the track is no "
+		    "longer configured");
+		db_track_regression_save(db, g, time(NULL));
+		rc = 1;
+		goto out;
+	}
+	if (db_track_steps(db, g->id, &steps, &n) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (strcmp(steps[i].state, "done") &&
+		    strcmp(steps[i].state, "skipped"))
+			break;
+	if (i < n)
+		rc = track_step_advance(db, g, &steps[i], &tc, &tree, stop);
+	else
+		rc = track_bisect_next(db, g, &tc, &tree, steps, n);
+out:
+	bisect_steps_free(steps, n);
+	tree_conf_release(&tree);
+	track_conf_release(&tc);
+	buf_release(&err);
+	return rc;
+}
+
+/* ---- one pass ------------------------------------------------------------ */
+
+static int
+track_timers(struct db *db)
+{
+	struct track_conf tc;
+	const char *name;
+	long long since, last, id;
+	size_t i;
+	int existing, n = 0;
+	time_t now = time(NULL);
+
+	for (i = 0; (name = config_subsection(&app.cfg, "track", i)); i++) {
+		if (track_conf_get(name, &tc) != 0)
+			continue;
+		if (db_track_since(db, name, now, &since) == 0 &&
+		    db_track_last_timer(db, name, &last) == 0 &&
+		    track_due(&tc, since, last, now) &&
+		    db_track_run_new(db, name, "timer", tc.boots, now, &id,
+		    &existing) == 0 && !existing) {
+			log_info("track %s: run %lld queued (timer)", name, id);
+			n++;
+		}
+		track_conf_release(&tc);
+	}
+	return n;
+}
+
+int
+track_pass(struct db *db, volatile int *stop)
+{
+	struct track_run *runs;
+	struct track_regression *regs;
+	size_t n, i;
+	int did = track_timers(db);
+
+	if (db_track_runs_active(db, &runs, &n) == 0) {
+		for (i = 0; i < n && !(stop && *stop); i++)
+			did += track_run_step(db, &runs[i], stop);
+		track_runs_free(runs, n);
+	}
+	if (db_track_regressions(db, NULL, &regs, &n) == 0) {
+		for (i = 0; i < n && !(stop && *stop); i++)
+			if (!strcmp(regs[i].state, "bisecting"))
+				did += track_bisect_step(db, &regs[i], stop);
+		track_regressions_free(regs, n);
+	}
+	return did;
+}

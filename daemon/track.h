@@ -1,0 +1,77 @@
+/*
+ * track: nightly runs of tracked trees ([track "NAME"] in kperfci.conf),
+ * their history, change points, regressions and bisects.
+ *
+ *	[track "mm-nightly"]
+ *	tree = linux-6.12		an existing [tree "..."]
+ *	branch = master			default: the tree's branch
+ *	at = 02:00			local time; or every = 6h (m, h, d)
+ *	matrix = etc/nightly.conf	default: [sched] matrix / workloads.conf
+ *	boots = 3			per run (the history's boots per night)
+ *	max_boots = 9			per bisect step, adaptive up to this
+ *	priority = -100			jobs queue behind interactive series (0)
+ *	first_parent = true		bisect along first parents
+ *
+ * A run is a stored request: queued -> fetched -> built -> running ->
+ * done | failed.  One background thread (track_start) owns all of it: it
+ * creates timer runs (a missed time runs once when the daemon comes back),
+ * moves runs and bisects through their states, and resumes them after a
+ * restart from the store.  Runs of one track never overlap.  The design
+ * is argued at the top of track.c.
+ */
+#ifndef KPERFCI_TRACK_H
+#define KPERFCI_TRACK_H
+
+#include <time.h>
+
+#include "lib/buf.h"
+
+struct config;
+struct db;
+
+struct track_conf {
+	char	*name, *tree, *branch, *matrix;	/* matrix: a path or NULL */
+	int	 at_min;		/* minutes after local midnight, -1 */
+	long	 every_sec;		/* 0: none */
+	int	 boots, max_boots, priority, first_parent;
+};
+
+void	track_conf_release(struct track_conf *);
+/* Fills tc from [track "name"] of app.cfg.  0, or -1 (no such track). */
+int	track_conf_get(const char *name, struct track_conf *tc);
+
+/* Config checks of `at` (HH:MM) and `every` (N followed by m, h or d). */
+int	track_check_at(const char *value, struct buf *err);
+int	track_check_every(const char *value, struct buf *err);
+/*
+ * Checks every [track] against the rest of the configuration: its tree
+ * must be a configured [tree], its matrix a readable file.  One line per
+ * problem in err ("file:line: ..."); 0 or -1.
+ */
+int	track_config_check(const struct config *, struct buf *err);
+
+/*
+ * Whether a timer run is due at now: the newest scheduled time at or
+ * before now (for at: the last HH:MM local; for every: since + k*every)
+ * is after both since (the track's first sighting) and last (the newest
+ * timer run, 0 if none).  So a daemon down over several nights runs once.
+ */
+int	track_due(const struct track_conf *, time_t since, time_t last,
+	    time_t now);
+
+/* Starts / stops the track thread; track_kick wakes it (a new run). */
+int	track_start(int poll_sec);
+void	track_kick(void);
+void	track_stop(void);
+
+/*
+ * Queues a manual run of track name.  *id the run; *existing 1 when a run
+ * of the track was already in progress (its id).  0, 1 unknown track, -1.
+ */
+int	track_run_now(struct db *, const char *name, long long *id,
+	    int *existing);
+
+/* One pass over everything (timers, runs, bisects), on db.  For tests. */
+int	track_pass(struct db *, volatile int *stop);
+
+#endif
