@@ -1274,9 +1274,7 @@ track_step_advance(struct db *db, struct track_regression *g,
 			rc = 1;
 			goto out;
 		}
-		db_track_points_add(db, pts, npts);
-		track_points_free(pts, npts);
-		db_track_points_of(db, 0, s->id, &pts, &npts);
+		/* every boot of the step so far (earlier looks included) */
 		buf_reset(&err);
 		v = track_step_verdict(db, g, s, pts, npts,
 		    s->boots + tc->boots > tc->max_boots, &err);
@@ -1284,6 +1282,7 @@ track_step_advance(struct db *db, struct track_regression *g,
 			track_set(&s->state, !strcmp(v, "skip") ? "skipped" :
 			    "done");
 			track_set(&s->verdict, v);
+			db_track_points_add(db, pts, npts);
 		} else {
 			s->boots += tc->boots;
 			track_set(&s->state, "more");
