@@ -56,7 +56,7 @@ ordinary() {
 	nord=$((nord + 1))
 	mkdir -p "$W/Documentation" &&
 	echo "ordinary change $nord" >>"$W/Documentation/kperfci-nightly.txt" &&
-	git -C "$W" add Documentation/kperfci-nightly.txt &&
+	git -C "$W" add -f Documentation/kperfci-nightly.txt &&
 	git -C "$W" commit -q -m "docs: ordinary change $nord" \
 	    -m "Link: https://lore.kernel.org/r/ordinary-$nord@kperfci.invalid"
 }
