@@ -1,6 +1,6 @@
 /*
  * db_track: the store of nightly runs, their per-boot history, regressions
- * and bisect steps (schema/0009-track.sql).  Only db_track.c holds their
+ * and bisect steps (schema/0013-track.sql).  Only db_track.c holds their
  * SQL.  Every struct's strings are owned and freed by its _release.
  */
 #ifndef KPERFCI_DB_TRACK_H

@@ -478,6 +478,17 @@ track_matrix_only(const char *matrix, const char *w)
 	return buf_detach(&out, NULL);
 }
 
+/* The build row follows the live state (pages show it while it builds). */
+static void
+track_build_progress(void *arg, enum build_state st, int pct)
+{
+	struct db *db = app_db();
+
+	if (db)
+		db_build_set_state(db, *(int64_t *)arg, build_state_name(st),
+		    pct);
+}
+
 /*
  * Builds commit of tree tc (incremental from base_commit/base_key when
  * given) and registers its bzImage.  key and *kernel_id out.  0, -1 with
@@ -514,6 +525,10 @@ track_build(struct db *db, const struct tree_conf *tc, const char *commit,
 	opts.timeout_sec = (int)config_int(&app.cfg, "build", NULL, "timeout");
 	opts.sandbox = 1;
 	opts.cancel = stop;
+	if (bid) {
+		opts.progress = track_build_progress;
+		opts.arg = &bid;
+	}
 	if (build_run(&spec, &opts, &res) != 0) {
 		if (stop && *stop) {
 			rc = 1;
