@@ -308,9 +308,18 @@ db_track_last_timer(struct db *db, const char *track, long long *when)
 int
 db_track_last_tested(struct db *db, const char *track, struct track_run *r)
 {
-	sqlite3_stmt *st = db_prep(db, "SELECT " RUN_COLS " FROM track_runs "
-	    "WHERE track=? AND state='done' AND kernel_id > 0 "
-	    "ORDER BY id DESC LIMIT 1");
+	return db_track_tested(db, track, 1, r);
+}
+
+int
+db_track_tested(struct db *db, const char *track, int newest,
+    struct track_run *r)
+{
+	sqlite3_stmt *st = db_prep(db, newest ? "SELECT " RUN_COLS " FROM "
+	    "track_runs WHERE track=? AND state='done' AND kernel_id > 0 "
+	    "ORDER BY id DESC LIMIT 1" : "SELECT " RUN_COLS " FROM "
+	    "track_runs WHERE track=? AND state='done' AND kernel_id > 0 "
+	    "AND build_key IS NOT NULL ORDER BY id LIMIT 1");
 	int rc;
 
 	memset(r, 0, sizeof(*r));

@@ -80,6 +80,10 @@ int	db_track_last_timer(struct db *, const char *track, long long *when);
 /* The newest done run that tested a kernel (0 found, 1 none, -1). */
 int	db_track_last_tested(struct db *, const char *track,
 	    struct track_run *);
+/* The newest (newest 1) or the oldest built (0) done run that tested a
+   kernel. */
+int	db_track_tested(struct db *, const char *track, int newest,
+	    struct track_run *);
 
 int	db_track_job_add(struct db *, long long run_id, long long step_id,
 	    long long job_id, int boot);

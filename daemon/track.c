@@ -19,7 +19,7 @@
  * A run: queued -> fetched (git fetch for a url tree, then the branch
  * head; the same head as the last tested run is `done` with "no new
  * commits" and costs nothing) -> built (build_run, the series' builder,
- * incremental from the previous run's build when there is one; the
+ * incremental from the track's first (full) build, see track_base; the
  * bzImage registered with the agent layer) -> running (boots jobs of the
  * track's matrix at the track's priority, behind interactive series) ->
  * done (per-boot means of every (workload, params, metric) stored as the
@@ -35,7 +35,7 @@
  *
  * Bisect: candidates are the commits between the two runs' heads (git
  * rev-list --parents, bisect.c walks first parents by default).  A step
- * builds its commit (incremental from the good head's build), boots it
+ * builds its commit (incremental from the track's base build), boots it
  * `boots` times with only the matrix runs of the regressed workload, and
  * compares it with the existing statistics (stats_compare, bootstrap CI)
  * against both ends: good when the CI of (step -> bad) lies beyond half the
@@ -748,29 +748,47 @@ track_run_fetch(struct db *db, struct track_run *r,
 		track_set(&r->state, "done");
 	} else {
 		track_set(&r->prev_head, have_last ? last.head : NULL);
-		track_set(&r->build_key, NULL);
 		track_set(&r->state, "fetched");
-		if (have_last && last.build_key)
-			track_set(&r->build_key, last.build_key);
 	}
 	if (have_last)
 		track_run_release(&last);
 	return TRACK_OK;
 }
 
-/* fetched -> built: build the head (incremental from the last tested). */
+/*
+ * The build a new build of the track starts from: the track's first built
+ * run (a full build).  Not the previous night's: build.c's incremental
+ * build from a build that was itself incremental recompiles far more than
+ * the change (its sources' times move), so every build starts from the
+ * one full build, and recompiles what changed since.
+ */
+static void
+track_base(struct db *db, const char *track, char **commit, char **key)
+{
+	struct track_run b;
+
+	*commit = *key = NULL;
+	if (db_track_tested(db, track, 0, &b) != 0)
+		return;
+	*commit = b.head ? xstrdup(b.head) : NULL;
+	*key = b.build_key ? xstrdup(b.build_key) : NULL;
+	track_run_release(&b);
+}
+
+/* fetched -> built: build the head (incremental from the track's base). */
 static int
 track_run_build(struct db *db, struct track_run *r,
     const struct tree_conf *tree, volatile int *stop, struct buf *err)
 {
 	char key[65];
-	char *dir = NULL, *base_key = r->build_key ? xstrdup(r->build_key) :
-	    NULL;
+	char *dir = NULL, *base_commit, *base_key;
 	int b;
 
-	b = track_build(db, tree, r->head, r->prev_head, base_key, key,
+	track_base(db, r->track, &base_commit, &base_key);
+	b = track_build(db, tree, r->head, base_commit, base_key, key,
 	    &r->kernel_id, &dir, stop, err);
 	free(base_key);
+	free(base_commit);
 	if (b == 1)
 		return TRACK_WAIT;
 	if (b != 0)
@@ -1238,17 +1256,14 @@ track_step_advance(struct db *db, struct track_regression *g,
 	int rc = 0, nfailed, r;
 
 	if (!strcmp(s->state, "queued")) {
-		struct track_run good;
 		char key[65];
-		char *bk = NULL;
+		char *bc, *bk;
 
-		if (db_track_run_get(db, g->good_run, &good) == 0) {
-			bk = good.build_key ? xstrdup(good.build_key) : NULL;
-			track_run_release(&good);
-		}
-		r = track_build(db, tree, s->commit_id, g->good_commit, bk,
-		    key, &s->kernel_id, NULL, stop, &err);
+		track_base(db, g->track, &bc, &bk);
+		r = track_build(db, tree, s->commit_id, bc, bk, key,
+		    &s->kernel_id, NULL, stop, &err);
 		free(bk);
+		free(bc);
 		if (r == 1)
 			goto out;
 		if (r != 0) {
