@@ -2,7 +2,9 @@
  * cli/stats: `kperfci stats compare`, the offline comparison of two sample
  * files (the agents' JSON-lines upload format).  It prints exactly what the
  * daemon shows for a comparison: the same daemon/stats.c, the same
- * defaults; only the seed and the resample count can be changed.
+ * defaults; only the seed and the resample count can be changed.  Two
+ * files are one look holding all of alpha, unless --look K says they are
+ * the K-th look of the daemon's default plan (then the look's share).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +22,7 @@ static void
 stats_cli_usage(FILE *f)
 {
 	fprintf(f, "usage: kperfci stats compare --base FILE --test FILE "
-	    "[--json] [--seed N] [--resamples N] [--looks N]\n");
+	    "[--json] [--seed N] [--resamples N] [--look K]\n");
 }
 
 static int
@@ -60,7 +62,7 @@ cmd_stats_compare(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "resamples", required_argument, NULL, 'r' },
-		{ "looks", required_argument, NULL, 'l' },
+		{ "look", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -101,13 +103,16 @@ cmd_stats_compare(int argc, char **argv)
 			o.resamples = (int)v;
 			break;
 		case 'l':
-			if (stats_cli_number("--looks", optarg, 100, &v))
+			if (stats_cli_number("--look", optarg, 100, &v))
 				return 2;
-			if (v < 1) {
-				error("--looks: at least 1");
+			if (v < 1 || (int)v > stats_planned_looks(o.boots,
+			    o.max_boots, o.boot_step)) {
+				error("--look: 1..%d (the daemon's default plan)",
+				    stats_planned_looks(o.boots, o.max_boots,
+				    o.boot_step));
 				return 2;
 			}
-			o.looks = (int)v;
+			o.look = (int)v;
 			break;
 		case 'h':
 			stats_cli_usage(stdout);

@@ -178,9 +178,9 @@ const struct config_key config_keys[] = {
 	/* Boots per side for a comparison's first look, extra boots per side
 	   per further look while a metric is inconclusive, and the most per
 	   side (stats.h STATS_DEFAULT_BOOTS, _BOOT_STEP, _MAX_BOOTS). */
-	{ "sched", "boots", CONFIG_INT, "12", check_positive, 0 },
-	{ "sched", "boot_step", CONFIG_INT, "12", check_positive, 0 },
-	{ "sched", "max_boots", CONFIG_INT, "24", check_positive, 0 },
+	{ "sched", "boots", CONFIG_INT, "3", check_positive, 0 },
+	{ "sched", "boot_step", CONFIG_INT, "3", check_positive, 0 },
+	{ "sched", "max_boots", CONFIG_INT, "12", check_positive, 0 },
 	/* Jobs failed for infrastructure reasons replaced per comparison. */
 	{ "sched", "replacements", CONFIG_INT, "8", NULL, 0 },
 	/* The default workload matrix (empty: etc/workloads.conf). */

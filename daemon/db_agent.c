@@ -335,10 +335,19 @@ db_job_lease(struct db *db, const char *agent, const char *class,
 	if (expire_where(db, "lease_expires < ?1", now, NULL, NULL) == -1 ||
 	    expire_where(db, "?1 = ?1 AND agent = ?2", now, agent, NULL) == -1)
 		goto fail;
+	/* Job order (README, the scheduler): priority, then the submission
+	   time of the job's series (a comparison started earlier finishes
+	   before a later one starts, extra looks included), then the boot
+	   (a replacement keeps its place), then creation order (the side
+	   interleaving within a boot).  A job of no comparison counts as
+	   submitted when it was created. */
 	st = db_prep(db, "SELECT j.id, j.attempts + 1, j.matrix, j.cmdline, "
 	    "k.id, k.sha256, k.size FROM jobs j JOIN kernels k ON "
-	    "k.id = j.kernel_id WHERE j.state='queued' AND (j.class IS NULL "
-	    "OR j.class = ?) ORDER BY j.priority DESC, j.id LIMIT 1");
+	    "k.id = j.kernel_id LEFT JOIN comparisons c ON "
+	    "c.id = j.comparison_id LEFT JOIN series s ON s.id = c.series_id "
+	    "WHERE j.state='queued' AND (j.class IS NULL OR j.class = ?) "
+	    "ORDER BY j.priority DESC, COALESCE(s.submitted, j.created), "
+	    "COALESCE(s.id, 0), j.comparison_id, j.boot, j.id LIMIT 1");
 	if (st == NULL)
 		goto fail;
 	db_bind_text(st, 1, class);

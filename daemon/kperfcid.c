@@ -153,7 +153,9 @@ main(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+	/* builds have their own workers, one per [build] slot */
 	if (pipeline_start(config_int(&app.cfg, "daemon", NULL, "workers"),
+	    config_int(&app.cfg, "build", NULL, "slots"),
 	    config_int(&app.cfg, "daemon", NULL, "poll")) < 0)
 		goto out;
 	if (track_start(config_int(&app.cfg, "daemon", NULL, "poll")) < 0) {

@@ -1,10 +1,17 @@
 /*
  * pipeline: the stage table and the worker threads (see pipeline.h).
  *
- * DESIGN: workers share nothing but a mutex-protected set of series ids
- * being worked on (so two workers never run the same series) and a
- * condition variable that pipeline_kick() signals.  Each worker loops:
- * ask the store for series in any from_state, claim the first unclaimed
+ * DESIGN: two queues, like redis's bio.c: the main queue (fetch, apply,
+ * starting and watching comparisons: seconds each) and the build queue
+ * (kernel builds: minutes each).  A stage row names its queue; each
+ * queue has its own workers ([daemon] workers main ones, [build] slots
+ * build ones), so three series submitted while a build runs are fetched
+ * and applied at once and only wait for a build slot, and a finished
+ * comparison's next look is scheduled while builds run.  Within a queue
+ * workers share nothing but a mutex-protected set of series ids being
+ * worked on (so two workers never run the same series) and a condition
+ * variable that pipeline_kick() signals.  Each worker loops: ask the store
+ * for series in any from_state of its queue, claim the first unclaimed
  * one, run its stage outside the lock, store the outcome, repeat; when
  * nothing is left, sleep until kicked or for [daemon] poll seconds.
  * Series waiting on outside events (STAGE_WAIT) are remembered with a
@@ -29,7 +36,7 @@ static const struct stage pipeline_stages[] = {
 	{ "queued", stage_fetch, "fetched" },
 	/* trees and builds: fetched -> applied -> built */
 	{ "fetched", stage_apply, "applied" },
-	{ "applied", stage_build, "built" },
+	{ "applied", stage_build, "built", PIPELINE_Q_BUILD },
 	/* scheduler: built -> running -> done */
 	{ "built", stage_sched_start, "running" },
 	{ "running", stage_sched_wait, "done" },
@@ -213,15 +220,19 @@ out:
 
 #define PIPELINE_MAX_STAGES 64
 
-/* Fills states (PIPELINE_MAX_STAGES long) with every row's from_state. */
+/*
+ * Fills states (PIPELINE_MAX_STAGES long) with the from_state of every row
+ * of queue q, or of every row when q is -1.
+ */
 static const char **
-pipeline_from_states(const char **states, size_t *n)
+pipeline_from_states(const char **states, size_t *n, int q)
 {
 	size_t i;
 
-	for (i = 0; i < NSTAGES && i < PIPELINE_MAX_STAGES; i++)
-		states[i] = pl_stages[i].from;
-	*n = i;
+	*n = 0;
+	for (i = 0; i < NSTAGES && *n < PIPELINE_MAX_STAGES; i++)
+		if (q < 0 || pl_stages[i].queue == q)
+			states[(*n)++] = pl_stages[i].from;
 	return states;
 }
 
@@ -246,7 +257,7 @@ pipeline_run_once(struct db *db)
 {
 	size_t n;
 	const char *sv[PIPELINE_MAX_STAGES];
-	const char **states = pipeline_from_states(sv, &n);
+	const char **states = pipeline_from_states(sv, &n, -1);
 
 	return pipeline_run_pass(db, states, n);
 }
@@ -257,13 +268,15 @@ pipeline_run_stage(struct db *db, const char *from)
 	return pipeline_run_pass(db, &from, 1);
 }
 
+/* arg: the queue (PIPELINE_Q_*), or -1 for every stage. */
 static void *
 pipeline_worker(void *arg)
 {
 	int64_t ids[PIPELINE_MAX_IDS];
 	size_t nids, n, i, skip;
 	const char *sv[PIPELINE_MAX_STAGES];
-	const char **states = pipeline_from_states(sv, &n);
+	const char **states = pipeline_from_states(sv, &n,
+	    (int)(intptr_t)arg);
 	struct db *db;
 	long long pick;
 	unsigned seen;
@@ -272,6 +285,10 @@ pipeline_worker(void *arg)
 	db = app_db();
 	if (!db) {
 		error("pipeline: worker has no database; stopping it");
+		return NULL;
+	}
+	if (n == 0) {		/* a test's table without this queue */
+		app_db_close_thread();
 		return NULL;
 	}
 	while (!pl_stop) {
@@ -313,20 +330,24 @@ pipeline_worker(void *arg)
 }
 
 int
-pipeline_start(int nworkers, int poll_sec)
+pipeline_start(int nworkers, int nbuild, int poll_sec)
 {
-	int i, e;
+	int i, e, total = nworkers + nbuild;
 
 	pl_poll = poll_sec > 0 ? poll_sec : 5;
 	pl_stop = 0;
 	/* the configuration may have changed: resting series get a look */
 	if (app_db())
 		db_series_clear_rest(app_db());
-	pl_threads = xcalloc(nworkers, sizeof(*pl_threads));
-	pl_busy = xcalloc(nworkers, sizeof(*pl_busy));
-	for (i = 0; i < nworkers; i++) {
-		e = pthread_create(&pl_threads[i], NULL, pipeline_worker,
-		    NULL);
+	pl_threads = xcalloc(total, sizeof(*pl_threads));
+	pl_busy = xcalloc(total, sizeof(*pl_busy));
+	for (i = 0; i < total; i++) {
+		/* no build workers: the main ones take every stage */
+		intptr_t q = nbuild == 0 ? -1 : i < nworkers ?
+		    PIPELINE_Q_MAIN : PIPELINE_Q_BUILD;
+
+		e = pthread_create(&pl_threads[pl_nthreads], NULL,
+		    pipeline_worker, (void *)q);
 		if (e) {
 			errno = e;
 			log_warn("pipeline: cannot start worker");
@@ -334,7 +355,7 @@ pipeline_start(int nworkers, int poll_sec)
 		}
 		pl_nthreads++;
 	}
-	return pl_nthreads > 0 ? 0 : -1;
+	return pl_nthreads == total ? 0 : -1;
 }
 
 void

@@ -49,14 +49,27 @@ struct stage_ctx {
 					   ctx->err; looked at again after a
 					   restart */
 
+/*
+ * Queues (redis bio style): each kind of blocking work has its own
+ * workers, so a long kernel build never holds the worker that would fetch,
+ * apply or schedule the next series.
+ */
+#define PIPELINE_Q_MAIN		0	/* fetch, apply, scheduling */
+#define PIPELINE_Q_BUILD	1	/* kernel builds: [build] slots workers */
+#define PIPELINE_NQUEUES	2
+
 struct stage {
 	const char *from;
 	int	(*fn)(struct stage_ctx *);
 	const char *to;
+	int	 queue;			/* PIPELINE_Q_*; 0 by default */
 };
 
-/* Starts n worker threads.  0 or -1. */
-int	 pipeline_start(int nworkers, int poll_sec);
+/*
+ * Starts nworkers threads for the main queue and nbuild for the build
+ * queue (nbuild 0: the main workers take build stages too).  0 or -1.
+ */
+int	 pipeline_start(int nworkers, int nbuild, int poll_sec);
 /* Wakes the workers (a new series was stored). */
 void	 pipeline_kick(void);
 /* Asks workers to stop and joins them. */

@@ -434,15 +434,18 @@ report_split_contention(struct report *r)
 	c->rows = xcalloc(c->n, sizeof(*c->rows));
 	c->n = 0;
 	memset(res->count, 0, sizeof(res->count));
+	memset(res->primary, 0, sizeof(res->primary));
 	for (i = 0; i < res->n; i++) {
 		struct stats_row *row = &res->rows[i];
 
 		if (report_row_is_contention(row)) {
 			c->rows[c->n++] = *row;
 			c->count[row->verdict]++;
+			c->primary[row->verdict] += row->primary;
 		} else {
 			res->rows[n++] = *row;
 			res->count[row->verdict]++;
+			res->primary[row->verdict] += row->primary;
 		}
 	}
 	res->n = n;
@@ -465,8 +468,10 @@ report_merge_contention(const struct report *r, struct stats_result *all)
 	for (i = 0; i < r->contention.n; i++)
 		all->rows[r->result.n + i] = r->contention.rows[i];
 	all->n = r->result.n + r->contention.n;
-	for (v = 0; v <= STATS_INVALID; v++)
+	for (v = 0; v <= STATS_INVALID; v++) {
 		all->count[v] += r->contention.count[v];
+		all->primary[v] += r->contention.primary[v];
+	}
 }
 
 int
@@ -554,7 +559,6 @@ const char *
 report_verdict(const struct report *r, char *buf, size_t sz)
 {
 	const char *how;
-	size_t reg, imp, inc;
 	int s;
 
 	for (s = REPORT_PATCHED; s >= REPORT_BASE; s--)
@@ -593,23 +597,9 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 		snprintf(buf, sz, "not exercised");
 		return buf;
 	}
-	reg = r->result.count[STATS_REGRESSION];
-	imp = r->result.count[STATS_IMPROVEMENT];
-	inc = r->result.count[STATS_INCONCLUSIVE];
-	if (reg && imp)
-		snprintf(buf, sz, "mixed: %zu regression%s, %zu improvement%s",
-		    reg, reg > 1 ? "s" : "", imp, imp > 1 ? "s" : "");
-	else if (reg)
-		snprintf(buf, sz, "regression");
-	else if (imp)
-		snprintf(buf, sz, "improvement");
-	else if (inc)
-		snprintf(buf, sz, "inconclusive");
-	else if (r->result.count[STATS_NO_CHANGE])
-		snprintf(buf, sz, "no change");
-	else
-		snprintf(buf, sz, "no comparable metrics");
-	return buf;
+	/* a claim about the whole comparison: the primary rows, held
+	   together by Holm (daemon/stats.c, DESIGN) */
+	return stats_headline(&r->result, buf, sz);
 }
 
 /* The class name of a verdict word, for CSS ("regression", "failed"). */
@@ -748,7 +738,7 @@ report_table_text_ex(const struct stats_result *res, const struct report *r,
     struct buf *b)
 {
 	const char *wl = NULL;
-	char s1[64], s2[64], chg[96];
+	char s1[64], s2[64], chg[96], note[512];
 	size_t i;
 
 	buf_addstr(b, "              base                                 "
@@ -782,6 +772,8 @@ report_table_text_ex(const struct stats_result *res, const struct report *r,
 		}
 		if (row->unit && *row->unit)
 			report_cleanf(b, " (%s)", row->unit);
+		if (!row->primary)
+			buf_addstr(b, " [secondary]");
 		if (miss)
 			report_cleanf(b, "  %s", miss);
 		else if (r && r->ex.state == REPORT_EX_NOT_EXERCISED)
@@ -797,9 +789,7 @@ report_table_text_ex(const struct stats_result *res, const struct report *r,
 	}
 	if (res->n == 0)
 		buf_addstr(b, "\n(no metrics)\n");
-	buf_addf(b, "\n* significant: the 95%% CI excludes 0 and the rank "
-	    "test agrees (alpha %.3g over %d look%s)\n", res->opts.alpha,
-	    res->opts.looks, res->opts.looks == 1 ? "" : "s");
+	buf_addf(b, "\n* %s\n", stats_rule_text(res, note, sizeof(note)));
 }
 
 /* A lock absent on one side was not contended there (the pass emits
@@ -1616,6 +1606,10 @@ report_html_row(const struct report *r, const struct stats_row *row,
 		html_txt(b, row->unit);
 		buf_addstr(b, ")</span>");
 	}
+	if (!row->primary)
+		buf_addstr(b, " <span class=\"secondary\" title=\"not a "
+		    "metric this workload is judged by: shown, never in the "
+		    "headline\">secondary</span>");
 	buf_addstr(b, "</td><td class=\"row-verdict\" title=\"");
 	html_attr(b, row->reason);
 	buf_addstr(b, "\">");
@@ -1712,6 +1706,7 @@ report_html_results(const struct report *r, struct buf *b)
 	struct report_curve *cv;
 	size_t i, k, nc, start;
 	const char *wl;
+	char note[512];
 
 	nc = report_curves(r, &cv);
 	buf_addstr(b, "<table class=\"result\">\n<thead><tr>"
@@ -1730,11 +1725,9 @@ report_html_results(const struct report *r, struct buf *b)
 			report_html_row(r, &res->rows[start], b);
 		buf_addstr(b, "</tbody>\n");
 	}
-	buf_addstr(b, "</table>\n<p class=\"note\">* significant: the 95% CI "
-	    "excludes 0 and the rank test agrees");
-	buf_addf(b, " (alpha %.3g over %d look%s); the boot is the unit of "
-	    "replication.</p>\n", res->opts.alpha, res->opts.looks,
-	    res->opts.looks == 1 ? "" : "s");
+	buf_addstr(b, "</table>\n<p class=\"note\">* ");
+	html_txt(b, stats_rule_text(res, note, sizeof(note)));
+	buf_addstr(b, " The boot is the unit of replication.</p>\n");
 
 	/* charts, per workload in table order */
 	buf_addstr(b, "<h3>Per-boot means</h3>\n");
@@ -2136,7 +2129,7 @@ report_compute_samples(struct db *db, struct report *r,
 		error("report: samples of comparison %lld unreadable", c->id);
 		goto out;
 	}
-	sched_stats_opts(&opts, c->looks);
+	sched_stats_opts(&opts, c);
 	if ((bs.len || ts.len) && report_compute(r, bs.data, bs.len, ts.data,
 	    ts.len, &opts, &err) < 0)
 		log_warnx("report: comparison %lld: %s", c->id, err.data);

@@ -454,11 +454,13 @@ sched_side_profiles(struct db *db, long long cid, const char *side,
 }
 
 void
-sched_stats_opts(struct stats_opts *o, int looks)
+sched_stats_opts(struct stats_opts *o, const struct sched_comparison *c)
 {
 	stats_opts_init(o);
-	if (looks > 0)
-		o->looks = looks;
+	o->boots = c->boots;
+	o->boot_step = c->boot_step;
+	o->max_boots = c->max_boots;
+	o->look = c->look > 0 ? c->look : 1;
 }
 
 /* Loads one side into set; -1 with err. */
@@ -508,7 +510,7 @@ sched_result(struct db *db, long long cid, struct stats_result *res,
 	if (sched_load_side(db, cid, "base", &base, err) == -1 ||
 	    sched_load_side(db, cid, "patched", &test, err) == -1)
 		goto out;
-	sched_stats_opts(&opts, c.looks);
+	sched_stats_opts(&opts, &c);
 	rc = stats_compare(&base, &test, &opts, res);
 	if (rc == -1)
 		buf_addstr(err, "the comparison failed");

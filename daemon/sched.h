@@ -13,10 +13,13 @@
  * Budget ([sched] in kperfci.conf): boots per side for the first look
  * (default STATS_DEFAULT_BOOTS), boot_step more per side per extra look, up
  * to max_boots.  A submission may ask for fewer boots (a quick run): its
- * step and maximum are scaled down in the same proportion.  The number of
- * looks this allows (stats_planned_looks) is fixed when the comparison is
- * created and every look is tested at alpha / looks, so the adaptive extra
- * boots do not raise the false-positive rate.
+ * step and maximum are scaled down in the same proportion.  The looks this
+ * allows (stats_planned_looks) are fixed when the comparison is created and
+ * every look is tested at its share of alpha (stats_alpha_spent: the shares
+ * sum to alpha), so the adaptive extra boots do not raise the false-
+ * positive rate.  Only an inconclusive primary metric asks for another
+ * look (stats_need_more): the verdict is published at the first look where
+ * every primary metric is decided.
  *
  * Failures: a job the agent layer gave up on (`failed`: leases expired
  * max_attempts times, download or workload failure) is an infrastructure
@@ -160,13 +163,15 @@ int	sched_side_profiles(struct db *, long long comparison_id,
 	    const char *side, json_t **out);
 /*
  * The comparison's statistics over the boots that ran, with the options
- * it is judged by (opts.looks = its planned looks).  0 (release res), or
+ * it is judged by (sched_stats_opts).  0 (release res), or
  * -1 with err (no samples on a side, unreadable samples).
  */
 int	sched_result(struct db *, long long comparison_id,
 	    struct stats_result *res, struct buf *err);
-/* The stats options of a comparison with `looks` planned looks. */
-void	sched_stats_opts(struct stats_opts *, int looks);
+/* The stats options of comparison c at its current look: its plan (boots,
+   boot_step, max_boots) and look, so the look is held to its share of
+   alpha (stats_alpha_spent). */
+void	sched_stats_opts(struct stats_opts *, const struct sched_comparison *c);
 
 /* Series section (routes.c): "schedule" in the series JSON, and a progress
    <section> on the series page. */

@@ -22,59 +22,93 @@
  * the series' name (FNV-1a), so a comparison is reproducible and a row does
  * not change when other series are added.
  *
- * Rank test.  Mann-Whitney U on the per-boot means (test vs base), two-
- * sided.  With 3-24 boots per side the normal approximation is poor, so
- * up to 50 boots per side the p-value comes from the exact permutation
- * distribution of U, conditional on the ties (metrics measured in whole
- * seconds do tie), counted by a small dynamic programme; beyond 50 the
- * normal approximation with tie and continuity corrections
- * (gsl_cdf_ugaussian_Q).
+ * The test.  A t test on the per-boot means.  Why not the rank test the
+ * first version used: with 6 boots per side the exact Mann-Whitney p can
+ * be no smaller than 2/924 = 0.0022, reached only on complete separation,
+ * so at any level near 0.004 it finds a 5% shift with 1.5% boot noise in
+ * about 73% of comparisons; a permutation test on the means has the same
+ * floor.  A boot's mean averages several runs on top of one boot effect,
+ * so per-boot means are close to normal, and then the t test is the most
+ * powerful test there is: d = 5 / 1.57 = 3.2 standard deviations, t
+ * about 5.5 with 10 degrees of freedom at 6 boots per side.  With equal
+ * boots per side (the scheduler's plan) the Student and Welch statistics
+ * are the same number and Student's 2n - 2 degrees of freedom keep the
+ * level even when the sides' variances differ (Scheffe); Welch's
+ * Satterthwaite degrees of freedom are used when a side lost boots.
+ * Normality guard: Grubbs' test (at 1%) on each side's per-boot means;
+ * when it flags a boot (a bimodal kernel, one bad boot) or both sides are
+ * constant, the row falls back to the permutation test of the difference
+ * in means, exact by enumeration up to 20000 relabellings, else 20000
+ * random ones (seeded) -- valid whatever the distribution, weaker with
+ * few boots, and the row's JSON says which test ran ("test").  The
+ * Mann-Whitney p is still computed and shown ("rank_p"), never decisive.
+ *
+ * The CI.  Besides the bootstrap interval (shown) each row has the 95% t
+ * interval of the difference in means in % of the base mean (ci95_t).
+ * "No change" needs both inside the margin: a percentile bootstrap of 3
+ * boots is far too narrow (it has 10 distinct resamples), and a 5% shift
+ * must not be called "no change" at the first look.
+ *
+ * Looks and alpha spending.  The plan (stats.h): a first look at 3 boots
+ * per side, then 3 more per side per look up to 12 (looks at 3, 6, 9, 12).
+ * A row's error over all looks is bounded by the sum of the levels of the
+ * looks (union bound: valid however the looks are correlated, which a
+ * Pocock or O'Brien-Fleming boundary would have to assume, and nearly
+ * tight here since the first look's level is tiny).  The spending:
+ *   - looks before STATS_DESIGN_BOOTS (6) share 5% of alpha: the first
+ *     look at 3 boots is for large effects -- a 20% shift has t ~ 15 and
+ *     passes 0.0005 with 4 degrees of freedom (t > 10.3) in ~97% of
+ *     comparisons, so it is decided after 3 boots per side, not 12;
+ *   - the look at 6 boots holds 85%: the power requirement is stated
+ *     there, and it needs the level: 0.0085 gives ~96% power for 5% with
+ *     1.5% boot and 1% run noise (5 runs), 0.005 only ~93%;
+ *   - later looks share the last 10%: they mostly settle "no change"
+ *     (the interval narrows) or medium effects.
+ * The split is fixed by the plan before the first look (stats_alpha_spent;
+ * t-stats checks that it sums to alpha), so stopping early never changes
+ * the level of a look.  A single look (a plan with no room for more, or
+ * `kperfci stats compare` on two files) holds all of alpha.
+ *
+ * The family.  A comparison has many rows (14 in the default matrix) and
+ * its headline is one claim about all of them: with every row at the
+ * look's level, a no-op series shows some false change in ~6% of A/A
+ * comparisons.  So at each look:
+ *   - primary rows (each workload's judging metrics: stats_primary[])
+ *     are held together by Holm's step-down over the look's level: the
+ *     chance that any primary row of an A/A comparison is called a change
+ *     at that look is <= its level, and over all looks <= alpha (1%);
+ *     the headline (stats_headline) is made of primary rows only;
+ *   - the other rows (user_sec, per-task rates, ...) are shown with
+ *     Benjamini-Hochberg adjusted p-values (false-discovery rate at the
+ *     look's level among them) and never ask for more boots.
+ * Holm is uniformly better than Bonferroni and needs no independence;
+ * the cost is power when many primary rows move a little, which is why
+ * secondary metrics are kept out of the primary family.
  *
  * Verdict, per row, in this order:
  *   1. a side missing -> "missing"; unit or direction differ -> "invalid";
  *      base mean 0 -> "invalid" (no %change);
  *   2. fewer than 2 boots on a side -> "inconclusive" (more boots help);
- *   3. the 95% CI lies inside +-equiv_margin (2%) -> "no change": whatever
- *      the change is, it is smaller than the margin we report;
- *   4. significant = the CI excludes 0 AND the rank test's p <= alpha_look
- *      -> "improvement" or "regression" by the metric's direction;
- *   5. not significant and the CI lies inside +-nochange_halfwidth (5%)
- *      -> "no change" (nothing larger than that is plausible);
+ *   3. both 95% intervals lie inside +-equiv_margin (2%) -> "no change":
+ *      whatever the change is, it is smaller than the margin we report;
+ *   4. significant = the bootstrap CI excludes 0 AND the adjusted p <=
+ *      the look's level -> "improvement" or "regression";
+ *   5. not significant, at least STATS_DESIGN_BOOTS (6) boots per side and
+ *      both intervals inside +-nochange_halfwidth (5%) -> "no change"
+ *      (nothing larger than that is plausible).  Not before 6 boots: a
+ *      variance from 3 boots is often far too small, a 5% shift then
+ *      shows as [+2.5%, +4.5%], and calling that "no change" cost ~1.5%
+ *      of the power at 6 boots;
  *   6. otherwise "inconclusive".
- * The false-positive rate is held by the rank test alone: under A/A the
- * per-boot means of both sides are exchangeable, so the exact test's size
- * is at most alpha_look whatever the noise distribution; requiring the CI
- * to agree can only lower it (so can rule 3).  Hence A/A "improvement" or
- * "regression" <= alpha (0.8% by default) per metric.
+ * Requiring the CI to agree with the test can only lower the false-
+ * positive rate (so can rule 3).
  *
- * Extra looks.  An inconclusive comparison gets more boots (boot_step per
- * side, up to max_boots), and each look is another chance of a false
- * positive.  We spend alpha Bonferroni-style: every look tests at
- * alpha / looks, looks planned up front (stats_planned_looks).  By the union
- * bound the chance of any false positive over all looks is <= alpha, with
- * no assumption on how the looks are correlated; Pocock's constant would be
- * slightly less conservative but needs that correlation.  The planned
- * count is fixed before the first look, so stopping early does not change
- * the level of earlier looks.
- *
- * Defaults (stats.h), chosen with tests/bench/stats.sh on generated data:
- * value = mean * (1 + shift) * (1 + sigma_b z_boot) * (1 + sigma_r z_run).
- * 12 boots per side, 5 iterations per boot, up to 24 boots (one extra look
- * of 12 more per side: 2 looks), alpha 0.008 over both looks, so each look
- * tests at 0.004.  Why:
- *   - power: a true 5% shift with sigma_b = sigma_r = 2% (each sample 2.8%
- *     off, boot means 2.2%) is called in the right direction at the first
- *     look in ~97% of comparisons with 12 boots; 8 boots gave ~75%, 10
- *     ~91% (the exact rank test with few boots is the bottleneck: with 6
- *     per side only complete separation reaches p < 0.004);
- *   - A/A: alpha 0.008 rather than 0.01 because the union bound over two
- *     looks is nearly attained, and a 1000-comparison test of "at most 1%"
- *     needs room for sampling noise; measured: ~0.4% at the first look,
- *     ~0.6% with the extra look (t-stats checks both, 1000 each).
- *   - iterations: past 5, more runs per boot barely narrow a boot's mean
- *     when boot-to-boot noise dominates; boots are what buy power.
- * The rate is per metric: a matrix of many metrics will show the odd false
- * "change" somewhere, which is why every row carries its p and CI.
+ * Figures (tests/bench/stats.sh, generated data value = mean * (1 + shift)
+ * * (1 + sigma_b z_boot) * (1 + sigma_r z_run), 1.5% boot, 1% run noise,
+ * 5 runs): A/A false positives per row over all looks ~0.1% (most stop at
+ * the first look), a 14-row A/A comparison's headline "no change" > 99%;
+ * a 5% shift found by 6 boots per side in ~96%; a 20% shift decided at
+ * 3 boots per side in ~97%.
  */
 #include <errno.h>
 #include <math.h>
@@ -96,6 +130,10 @@
 #define STATS_MAX_PARAMS	256
 #define STATS_MAX_UNIT		32
 #define STATS_EXACT_MAX		50	/* boots per side for the exact test */
+#define STATS_PERM_MAX		20000	/* relabellings enumerated, or drawn */
+#define STATS_GRUBBS_ALPHA	0.001	/* the normality guard's level */
+#define STATS_SPEND_PRE		0.03	/* share of alpha before the design look */
+#define STATS_SPEND_POST	0.02	/* share of alpha after it */
 
 static int PRINTF(3, 4)
 stats_err(char *err, size_t errsz, const char *fmt, ...)
@@ -607,6 +645,302 @@ stats_mann_whitney(const double *x, size_t n, const double *y, size_t m,
 	return p > 1 ? 1 : p;
 }
 
+/* ---- the test on per-boot means ----------------------------------------- */
+
+const char *
+stats_test_name(enum stats_test t)
+{
+	switch (t) {
+	case STATS_TEST_NONE:		return "none";
+	case STATS_TEST_T:		return "t";
+	case STATS_TEST_PERMUTATION:	return "permutation";
+	case STATS_TEST_PERMUTATION_MC:	return "permutation (random)";
+	}
+	return "?";
+}
+
+static void
+stats_mean_var(const double *x, size_t n, double *mean, double *var)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / n;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*var = n > 1 ? ss / (n - 1) : 0;
+}
+
+/*
+ * Grubbs' two-sided test for one outlier among x (n >= 3) at level a:
+ * G = max |x - mean| / s against (n-1)/sqrt(n) * sqrt(t^2 / (n-2+t^2)),
+ * t the upper a/(2n) quantile of t with n-2 degrees of freedom.
+ */
+static int
+stats_grubbs(const double *x, size_t n, double a)
+{
+	double mean, var, g = 0, t, crit;
+	size_t i;
+
+	if (n < 3)
+		return 0;
+	stats_mean_var(x, n, &mean, &var);
+	if (var <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (fabs(x[i] - mean) > g)
+			g = fabs(x[i] - mean);
+	g /= sqrt(var);
+	t = gsl_cdf_tdist_Qinv(a / (2.0 * n), (double)(n - 2));
+	crit = (n - 1) / sqrt((double)n) * sqrt(t * t / (n - 2 + t * t));
+	return g > crit;
+}
+
+/* |mean(y) - mean(x)| from the sum of the values labelled x. */
+static double
+stats_perm_stat(double sumx, double total, size_t n, size_t m)
+{
+	return fabs((total - sumx) / m - sumx / n);
+}
+
+/* Exact: every n-subset of the pooled values, by a combination walk. */
+static double
+stats_perm_exact(const double *v, size_t n, size_t m, double obs)
+{
+	size_t N = n + m, idx[STATS_EXACT_MAX * 2], i, j;
+	double total = 0, sumx, count = 0, all = 0;
+
+	for (i = 0; i < N; i++)
+		total += v[i];
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	for (;;) {
+		sumx = 0;
+		for (i = 0; i < n; i++)
+			sumx += v[idx[i]];
+		all++;
+		/* a relative tolerance: equal statistics tie, not miss */
+		if (stats_perm_stat(sumx, total, n, m) >= obs * (1 - 1e-12))
+			count++;
+		for (i = n; i-- > 0;)
+			if (idx[i] != i + N - n)
+				break;
+		if (i == (size_t)-1)
+			break;
+		idx[i]++;
+		for (j = i + 1; j < n; j++)
+			idx[j] = idx[j - 1] + 1;
+	}
+	return count / all;
+}
+
+/* Random relabellings (Fisher-Yates on a copy), p = (1 + hits) / (1 + B). */
+static double
+stats_perm_random(const double *v, size_t n, size_t m, double obs,
+    unsigned long seed)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t N = n + m, i, k, hits = 0;
+	double *w = xmalloc(N * sizeof(*w)), total = 0, sumx, tmp;
+
+	gsl_rng_set(r, seed);
+	memcpy(w, v, N * sizeof(*w));
+	for (i = 0; i < N; i++)
+		total += v[i];
+	for (k = 0; k < STATS_PERM_MAX; k++) {
+		sumx = 0;
+		for (i = 0; i < n; i++) {
+			size_t j = i + gsl_rng_uniform_int(r, N - i);
+
+			tmp = w[i];
+			w[i] = w[j];
+			w[j] = tmp;
+			sumx += w[i];
+		}
+		if (stats_perm_stat(sumx, total, n, m) >= obs * (1 - 1e-12))
+			hits++;
+	}
+	free(w);
+	gsl_rng_free(r);
+	return (1.0 + hits) / (1.0 + STATS_PERM_MAX);
+}
+
+static double
+stats_permutation(const double *x, size_t n, const double *y, size_t m,
+    unsigned long seed, enum stats_test *test)
+{
+	double *v = xmalloc((n + m) * sizeof(*v)), mx, my, vx, vy, p;
+	double combos = 1;
+	size_t i;
+
+	memcpy(v, x, n * sizeof(*x));
+	memcpy(v + n, y, m * sizeof(*y));
+	stats_mean_var(x, n, &mx, &vx);
+	stats_mean_var(y, m, &my, &vy);
+	for (i = 0; i < n; i++)		/* C(n + m, n) */
+		combos = combos * (double)(m + i + 1) / (double)(i + 1);
+	if (combos <= STATS_PERM_MAX && n + m <= 2 * STATS_EXACT_MAX) {
+		*test = STATS_TEST_PERMUTATION;
+		p = stats_perm_exact(v, n, m, fabs(my - mx));
+	} else {
+		*test = STATS_TEST_PERMUTATION_MC;
+		p = stats_perm_random(v, n, m, fabs(my - mx), seed);
+	}
+	free(v);
+	return p > 1 ? 1 : p;
+}
+
+/* Degrees of freedom and standard error of mean(y) - mean(x). */
+static void
+stats_t_parts(size_t n, double vx, size_t m, double vy, double *se,
+    double *df)
+{
+	double a = vx / n, b = vy / m;
+
+	*se = sqrt(a + b);
+	if (n == m)
+		*df = 2.0 * n - 2;
+	else
+		*df = (a + b) * (a + b) / (a * a / (n - 1) + b * b / (m - 1));
+}
+
+double
+stats_mean_test(const double *x, size_t n, const double *y, size_t m,
+    unsigned long seed, enum stats_test *test, int *outlier)
+{
+	double mx, my, vx, vy, se, df, t;
+
+	*test = STATS_TEST_NONE;
+	*outlier = 0;
+	if (n < 2 || m < 2)
+		return NAN;
+	stats_mean_var(x, n, &mx, &vx);
+	stats_mean_var(y, m, &my, &vy);
+	*outlier = stats_grubbs(x, n, STATS_GRUBBS_ALPHA) ||
+	    stats_grubbs(y, m, STATS_GRUBBS_ALPHA);
+	if (*outlier || (vx <= 0 && vy <= 0))
+		return stats_permutation(x, n, y, m, seed, test);
+	*test = STATS_TEST_T;
+	stats_t_parts(n, vx, m, vy, &se, &df);
+	t = (my - mx) / se;
+	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
+/* ---- the family of rows ---------------------------------------------------- */
+
+struct stats_pidx {
+	double	 p;
+	size_t	 i;
+};
+
+static int
+stats_cmp_pidx(const void *a, const void *b)
+{
+	const struct stats_pidx *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The finite p-values of p[0..n) sorted ascending; *k how many. */
+static struct stats_pidx *
+stats_sorted_p(const double *p, size_t n, size_t *k)
+{
+	struct stats_pidx *s = xcalloc(n + 1, sizeof(*s));
+	size_t i;
+
+	*k = 0;
+	for (i = 0; i < n; i++)
+		if (isfinite(p[i])) {
+			s[*k].p = p[i];
+			s[(*k)++].i = i;
+		}
+	qsort(s, *k, sizeof(*s), stats_cmp_pidx);
+	return s;
+}
+
+void
+stats_holm(const double *p, size_t n, double *adj)
+{
+	struct stats_pidx *s;
+	double run = 0, a;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		adj[i] = NAN;
+	s = stats_sorted_p(p, n, &k);
+	for (i = 0; i < k; i++) {
+		a = (double)(k - i) * s[i].p;
+		if (a > run)
+			run = a;		/* step-down: never below earlier */
+		adj[s[i].i] = run > 1 ? 1 : run;
+	}
+	free(s);
+}
+
+void
+stats_bh(const double *p, size_t n, double *adj)
+{
+	struct stats_pidx *s;
+	double run = 1, a;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		adj[i] = NAN;
+	s = stats_sorted_p(p, n, &k);
+	for (i = k; i-- > 0;) {
+		a = (double)k / (double)(i + 1) * s[i].p;
+		if (a < run)
+			run = a;		/* step-up: never above later */
+		adj[s[i].i] = run;
+	}
+	free(s);
+}
+
+/* ---- primary metrics ------------------------------------------------------- */
+
+/*
+ * The metrics each workload's result is judged by, one line per workload
+ * (space-separated metric names).  A workload not listed has every metric
+ * primary.  Other metrics are shown but never ask for more boots and never
+ * make the headline.
+ */
+static const struct {
+	const char	*workload;
+	const char	*metrics;
+} stats_primary[] = {
+	{ "fault-free",		"pages_per_sec" },
+	{ "page-fault",		"ops_per_sec" },
+	{ "swap-memhog",	"wall_sec sys_sec" },
+	{ "file-read",		"wall_sec sys_sec" },
+	{ "memcg-flush",	"flush_p50_us flush_p99_us" },
+	/* lock waits: shown per lock, never the headline (report.c) */
+	{ "lock-profile",	"" },
+};
+
+int
+stats_metric_primary(const char *workload, const char *metric)
+{
+	size_t i, len = strlen(metric);
+	const char *p;
+
+	for (i = 0; i < sizeof(stats_primary) / sizeof(stats_primary[0]); i++) {
+		if (strcmp(stats_primary[i].workload, workload))
+			continue;
+		for (p = stats_primary[i].metrics; *p; p += strcspn(p, " ")) {
+			p += strspn(p, " ");
+			if (!strncmp(p, metric, len) &&
+			    (p[len] == ' ' || p[len] == '\0'))
+				return 1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
 /* ---- comparison --------------------------------------------------------- */
 
 void
@@ -616,8 +950,11 @@ stats_opts_init(struct stats_opts *o)
 	o->seed = 1;
 	o->resamples = STATS_DEFAULT_RESAMPLES;
 	o->alpha = STATS_DEFAULT_ALPHA;
-	o->looks = stats_planned_looks(STATS_DEFAULT_BOOTS,
-	    STATS_DEFAULT_MAX_BOOTS, STATS_DEFAULT_BOOT_STEP);
+	o->boots = STATS_DEFAULT_BOOTS;
+	o->boot_step = STATS_DEFAULT_BOOT_STEP;
+	o->max_boots = STATS_DEFAULT_MAX_BOOTS;
+	o->look = 0;
+	o->looks = 1;
 	o->equiv_margin = STATS_DEFAULT_EQUIV_MARGIN;
 	o->nochange_halfwidth = STATS_DEFAULT_NOCHANGE_HALFWIDTH;
 }
@@ -628,6 +965,52 @@ stats_planned_looks(int boots, int max_boots, int step)
 	if (step <= 0 || max_boots <= boots)
 		return 1;
 	return 1 + (max_boots - boots + step - 1) / step;
+}
+
+int
+stats_look_boots(int boots, int max_boots, int step, int look)
+{
+	long b = boots + (long)(look > 1 ? look - 1 : 0) * (step > 0 ? step : 0);
+
+	return b > max_boots && max_boots >= boots ? max_boots : (int)b;
+}
+
+double
+stats_alpha_spent(double alpha, int boots, int max_boots, int step,
+    int look)
+{
+	int looks = stats_planned_looks(boots, max_boots, step), design, k;
+	int pre, post;
+
+	if (look < 1 || look > looks)
+		return 0;
+	if (looks == 1)
+		return alpha;
+	/* the design look: the first to reach STATS_DESIGN_BOOTS */
+	design = looks;
+	for (k = 1; k <= looks; k++)
+		if (stats_look_boots(boots, max_boots, step, k) >=
+		    STATS_DESIGN_BOOTS) {
+			design = k;
+			break;
+		}
+	pre = design - 1;
+	post = looks - design;
+	if (look < design)
+		return alpha * STATS_SPEND_PRE / pre;
+	if (look > design)
+		return alpha * STATS_SPEND_POST / post;
+	return alpha * (1 - (pre ? STATS_SPEND_PRE : 0) -
+	    (post ? STATS_SPEND_POST : 0));
+}
+
+double
+stats_look_alpha(const struct stats_opts *o)
+{
+	if (o->look <= 0)
+		return o->alpha;
+	return stats_alpha_spent(o->alpha, o->boots, o->max_boots,
+	    o->boot_step, o->look);
 }
 
 const char *
@@ -762,29 +1145,36 @@ stats_bootstrap(struct stats_row *row, const struct stats_series *bs,
 	gsl_rng_free(r);
 }
 
-static void
-stats_decide(struct stats_row *row, const struct stats_series *bs,
+/*
+ * The numbers of a row: %change, the intervals, the test's p.  Rows that
+ * cannot be tested (a side missing, disagreeing, a zero base, one boot)
+ * get their verdict here; the others are decided by stats_decide once the
+ * family's adjusted p-values are known.  Returns 1 when decided.
+ */
+static int
+stats_measure(struct stats_row *row, const struct stats_series *bs,
     const struct stats_series *ts, const struct stats_opts *o)
 {
-	double m = o->equiv_margin, h = o->nochange_halfwidth;
+	double mx, my, vx, vy, se, df, q;
+	int rank_exact;
 
 	if (!bs || !ts) {
 		row->verdict = STATS_MISSING;
 		snprintf(row->reason, sizeof(row->reason), "only in the %s "
 		    "samples", bs ? "base" : "test");
-		return;
+		return 1;
 	}
 	if (strcmp(bs->unit, ts->unit) || bs->better != ts->better) {
 		row->verdict = STATS_INVALID;
 		snprintf(row->reason, sizeof(row->reason), "the sides disagree "
 		    "on the unit (%s, %s) or direction", bs->unit, ts->unit);
-		return;
+		return 1;
 	}
 	if (row->base.mean <= 0) {
 		row->verdict = STATS_INVALID;
 		snprintf(row->reason, sizeof(row->reason), "base mean is 0: "
 		    "%%change undefined");
-		return;
+		return 1;
 	}
 	row->pct_change = 100 * (row->test.mean / row->base.mean - 1);
 	if (bs->nboots < 2 || ts->nboots < 2) {
@@ -792,16 +1182,36 @@ stats_decide(struct stats_row *row, const struct stats_series *bs,
 		snprintf(row->reason, sizeof(row->reason), "needs at least 2 "
 		    "boots per side (base %zu, test %zu)", bs->nboots,
 		    ts->nboots);
-		return;
+		return 1;
 	}
 	stats_bootstrap(row, bs, ts, o);
-	row->p_value = stats_mann_whitney(row->base.boot_means,
-	    row->base.nboots, row->test.boot_means, row->test.nboots,
-	    &row->p_exact);
-	row->alpha_look = o->alpha / (o->looks > 0 ? o->looks : 1);
+	row->p_value = stats_mean_test(row->base.boot_means, row->base.nboots,
+	    row->test.boot_means, row->test.nboots,
+	    stats_series_seed(o->seed, bs) ^ 0x5bd1e995UL, &row->test_used,
+	    &row->outlier);
+	row->p_exact = row->test_used == STATS_TEST_PERMUTATION;
+	row->rank_p = stats_mann_whitney(row->base.boot_means,
+	    row->base.nboots, row->test.boot_means, row->test.nboots, &rank_exact);
+	stats_mean_var(row->base.boot_means, row->base.nboots, &mx, &vx);
+	stats_mean_var(row->test.boot_means, row->test.nboots, &my, &vy);
+	stats_t_parts(row->base.nboots, vx, row->test.nboots, vy, &se, &df);
+	q = df > 0 && se > 0 ? gsl_cdf_tdist_Qinv(0.025, df) * se : 0;
+	row->tci_lo = 100 * (my - mx - q) / mx;
+	row->tci_hi = 100 * (my - mx + q) / mx;
+	return 0;
+}
+
+static void
+stats_decide(struct stats_row *row, const struct stats_opts *o)
+{
+	double m = o->equiv_margin, h = o->nochange_halfwidth;
+	double lo = fmin(row->ci_lo, row->tci_lo);
+	double hi = fmax(row->ci_hi, row->tci_hi);
+	const char *adj = row->primary ? "Holm" : "BH";
+
 	row->significant = (row->ci_lo > 0 || row->ci_hi < 0) &&
-	    row->p_value <= row->alpha_look;
-	if (row->ci_lo >= -m && row->ci_hi <= m) {
+	    row->p_adjusted <= row->alpha_look;
+	if (lo >= -m && hi <= m) {
 		row->significant = 0;
 		row->verdict = STATS_NO_CHANGE;
 		snprintf(row->reason, sizeof(row->reason), "95%% CI within "
@@ -810,25 +1220,30 @@ stats_decide(struct stats_row *row, const struct stats_series *bs,
 		row->verdict = row->pct_change * row->better > 0 ?
 		    STATS_IMPROVEMENT : STATS_REGRESSION;
 		snprintf(row->reason, sizeof(row->reason), "95%% CI excludes 0 "
-		    "and rank test p = %.2g <= %.2g", row->p_value,
-		    row->alpha_look);
-	} else if (row->ci_lo >= -h && row->ci_hi <= h) {
+		    "and %s p = %.2g (%s-adjusted %.2g) <= %.2g",
+		    stats_test_name(row->test_used), row->p_value, adj,
+		    row->p_adjusted, row->alpha_look);
+	} else if (lo >= -h && hi <= h && row->base.nboots >=
+	    STATS_DESIGN_BOOTS && row->test.nboots >= STATS_DESIGN_BOOTS) {
 		row->verdict = STATS_NO_CHANGE;
 		snprintf(row->reason, sizeof(row->reason), "not significant "
-		    "(p = %.2g) and 95%% CI within +-%g%%", row->p_value, h);
+		    "(%s-adjusted p = %.2g) and 95%% CI within +-%g%%", adj,
+		    row->p_adjusted, h);
 	} else if (row->ci_lo > 0 || row->ci_hi < 0) {
 		row->verdict = STATS_INCONCLUSIVE;
 		snprintf(row->reason, sizeof(row->reason), "95%% CI excludes 0 "
-		    "but rank test p = %.2g > %.2g: more boots needed",
-		    row->p_value, row->alpha_look);
+		    "but %s-adjusted p = %.2g > %.2g: more boots needed", adj,
+		    row->p_adjusted, row->alpha_look);
 	} else {
 		row->verdict = STATS_INCONCLUSIVE;
 		snprintf(row->reason, sizeof(row->reason), "not significant "
-		    "(p = %.2g) and 95%% CI wider than +-%g%%", row->p_value, h);
+		    "(%s-adjusted p = %.2g) and 95%% CI wider than +-%g%%", adj,
+		    row->p_adjusted, h);
 	}
 }
 
-static void
+/* Returns 1 when the row's verdict is already known (stats_measure). */
+static int
 stats_row_fill(struct stats_row *row, const struct stats_series *bs,
     const struct stats_series *ts, const struct stats_opts *o)
 {
@@ -840,13 +1255,50 @@ stats_row_fill(struct stats_row *row, const struct stats_series *bs,
 	row->metric = xstrdup(s->metric);
 	row->unit = xstrdup(s->unit);
 	row->better = s->better;
+	row->primary = stats_metric_primary(s->workload, s->metric);
 	row->pct_change = row->ci_lo = row->ci_hi = row->p_value = NAN;
+	row->tci_lo = row->tci_hi = row->p_adjusted = row->rank_p = NAN;
 	row->alpha_look = NAN;
 	if (bs)
 		stats_side_fill(&row->base, bs);
 	if (ts)
 		stats_side_fill(&row->test, ts);
-	stats_decide(row, bs, ts, o);
+	return stats_measure(row, bs, ts, o);
+}
+
+/*
+ * The family: Holm over the primary rows' p, Benjamini-Hochberg over the
+ * others', then the verdict of every row not decided yet.
+ */
+static void
+stats_family(struct stats_row *rows, const int *decided, size_t n,
+    const struct stats_opts *o, double alpha_look)
+{
+	double *p = xcalloc(n + 1, sizeof(*p)), *adj = xcalloc(n + 1,
+	    sizeof(*adj));
+	size_t i;
+	int prim;
+
+	for (prim = 0; prim <= 1; prim++) {
+		for (i = 0; i < n; i++)
+			p[i] = !decided[i] && rows[i].primary == prim ?
+			    rows[i].p_value : NAN;
+		if (prim)
+			stats_holm(p, n, adj);
+		else
+			stats_bh(p, n, adj);
+		for (i = 0; i < n; i++)
+			if (!decided[i] && rows[i].primary == prim)
+				rows[i].p_adjusted = adj[i];
+	}
+	for (i = 0; i < n; i++) {
+		if (decided[i])
+			continue;
+		rows[i].alpha_look = alpha_look;
+		stats_decide(&rows[i], o);
+	}
+	free(adj);
+	free(p);
 }
 
 /* Sort key helper: a workload with a significant row goes first. */
@@ -882,6 +1334,7 @@ stats_compare(const struct stats_set *base, const struct stats_set *test,
 	struct stats_sortkey *keys;
 	struct stats_row *rows;
 	size_t i, j, n = 0;
+	int *decided;
 
 	memset(res, 0, sizeof(*res));
 	if (opts)
@@ -890,22 +1343,40 @@ stats_compare(const struct stats_set *base, const struct stats_set *test,
 		stats_opts_init(&res->opts);
 	if (res->opts.resamples < 100)
 		res->opts.resamples = 100;
-	if (res->opts.looks < 1)
+	if (res->opts.boots < 1)
+		res->opts.boots = 1;
+	if (res->opts.max_boots < res->opts.boots)
+		res->opts.max_boots = res->opts.boots;
+	res->opts.looks = stats_planned_looks(res->opts.boots,
+	    res->opts.max_boots, res->opts.boot_step);
+	if (res->opts.look > res->opts.looks)
+		res->opts.look = res->opts.looks;
+	if (res->opts.look < 0)
+		res->opts.look = 0;
+	if (res->opts.look == 0)
 		res->opts.looks = 1;
+	res->alpha_look = stats_look_alpha(&res->opts);
 	rows = xcalloc(base->n + test->n + 1, sizeof(*rows));
+	decided = xcalloc(base->n + test->n + 1, sizeof(*decided));
 	for (i = 0; i < base->n; i++) {
 		const struct stats_series *bs = &base->series[i];
 
-		stats_row_fill(&rows[n++], bs, stats_find_series(test,
-		    bs->workload, bs->params, bs->metric), &res->opts);
+		decided[n] = stats_row_fill(&rows[n], bs, stats_find_series(
+		    test, bs->workload, bs->params, bs->metric), &res->opts);
+		n++;
 	}
 	for (i = 0; i < test->n; i++) {
 		const struct stats_series *ts = &test->series[i];
 
 		if (!stats_find_series(base, ts->workload, ts->params,
-		    ts->metric))
-			stats_row_fill(&rows[n++], NULL, ts, &res->opts);
+		    ts->metric)) {
+			decided[n] = stats_row_fill(&rows[n], NULL, ts,
+			    &res->opts);
+			n++;
+		}
 	}
+	stats_family(rows, decided, n, &res->opts, res->alpha_look);
+	free(decided);
 	keys = xcalloc(n + 1, sizeof(*keys));
 	for (i = 0; i < n; i++) {
 		keys[i].row = &rows[i];
@@ -919,6 +1390,8 @@ stats_compare(const struct stats_set *base, const struct stats_set *test,
 	for (i = 0; i < n; i++) {
 		res->rows[i] = *keys[i].row;
 		res->count[res->rows[i].verdict]++;
+		if (res->rows[i].primary)
+			res->primary[res->rows[i].verdict]++;
 	}
 	res->n = n;
 	free(keys);
@@ -951,7 +1424,8 @@ int
 stats_row_need_more(const struct stats_row *row, int boots_done,
     int max_boots)
 {
-	return row->verdict == STATS_INCONCLUSIVE && boots_done < max_boots;
+	return row->primary && row->verdict == STATS_INCONCLUSIVE &&
+	    boots_done < max_boots;
 }
 
 int
@@ -963,6 +1437,43 @@ stats_need_more(const struct stats_result *res, int boots_done, int max_boots)
 		if (stats_row_need_more(&res->rows[i], boots_done, max_boots))
 			return 1;
 	return 0;
+}
+
+char *
+stats_headline(const struct stats_result *res, char *buf, size_t sz)
+{
+	size_t reg = res->primary[STATS_REGRESSION];
+	size_t imp = res->primary[STATS_IMPROVEMENT];
+
+	if (reg && imp)
+		snprintf(buf, sz, "mixed: %zu regression%s, %zu improvement%s",
+		    reg, reg > 1 ? "s" : "", imp, imp > 1 ? "s" : "");
+	else if (reg)
+		snprintf(buf, sz, "regression");
+	else if (imp)
+		snprintf(buf, sz, "improvement");
+	else if (res->primary[STATS_INCONCLUSIVE])
+		snprintf(buf, sz, "inconclusive");
+	else if (res->primary[STATS_NO_CHANGE])
+		snprintf(buf, sz, "no change");
+	else
+		snprintf(buf, sz, "no comparable metrics");
+	return buf;
+}
+
+char *
+stats_rule_text(const struct stats_result *res, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "significant: the 95%% CI excludes 0 and the "
+	    "test's p (t on per-boot means, or a permutation test where a "
+	    "side has an outlier boot), adjusted over the comparison's rows, "
+	    "is at most %.2g (look %d of %d; alpha %.3g over all looks). "
+	    "Holm over the primary metrics, which alone make the headline; "
+	    "Benjamini-Hochberg over the secondary ones, which are shown but "
+	    "never ask for more boots.", res->alpha_look,
+	    res->opts.look ? res->opts.look : 1, res->opts.looks,
+	    res->opts.alpha);
+	return buf;
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -996,46 +1507,77 @@ stats_side_json(const struct stats_side *d)
 	return o;
 }
 
-json_t *
-stats_result_to_json(const struct stats_result *res)
+static json_t *
+stats_counts_json(const size_t *count)
 {
-	json_t *rows = json_array(), *counts = json_object(), *opts;
-	size_t i;
+	json_t *o = json_object();
 	int v;
 
 	for (v = 0; v <= STATS_INVALID; v++)
-		json_object_set_new(counts, stats_verdict_name(v),
-		    json_integer((json_int_t)res->count[v]));
-	opts = json_pack("{s:I,s:i,s:f,s:i,s:f,s:f,s:f}",
+		json_object_set_new(o, stats_verdict_name(v),
+		    json_integer((json_int_t)count[v]));
+	return o;
+}
+
+static json_t *
+stats_row_json(const struct stats_row *r)
+{
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:b,s:o,s:[o,o],"
+	    "s:[o,o],s:s,s:o,s:b,s:o,s:o,s:b,s:o,s:o,s:o}",
+	    "workload", r->workload,
+	    "params", r->params,
+	    "metric", r->metric,
+	    "unit", r->unit,
+	    "better", r->better == STATS_HIGHER ? "higher" : "lower",
+	    "primary", r->primary,
+	    "verdict", stats_verdict_name(r->verdict),
+	    "reason", r->reason,
+	    "significant", r->significant,
+	    "pct_change", stats_json_num(r->pct_change),
+	    "ci95", stats_json_num(r->ci_lo), stats_json_num(r->ci_hi),
+	    "ci95_t", stats_json_num(r->tci_lo), stats_json_num(r->tci_hi),
+	    "p_test", stats_test_name(r->test_used),
+	    "p_value", stats_json_num(r->p_value),
+	    "p_exact", r->p_exact,
+	    "p_adjusted", stats_json_num(r->p_adjusted),
+	    "rank_p", stats_json_num(r->rank_p),
+	    "outlier", r->outlier,
+	    "alpha_look", stats_json_num(r->alpha_look),
+	    "base", stats_side_json(&r->base),
+	    "test", stats_side_json(&r->test));
+}
+
+json_t *
+stats_result_to_json(const struct stats_result *res)
+{
+	json_t *rows = json_array(), *opts, *row;
+	char head[128];
+	size_t i;
+
+	opts = json_pack("{s:I,s:i,s:f,s:i,s:i,s:i,s:i,s:i,s:o,s:f,s:f,s:f,"
+	    "s:s}",
 	    "seed", (json_int_t)res->opts.seed,
 	    "resamples", res->opts.resamples,
 	    "alpha", res->opts.alpha,
+	    "boots", res->opts.boots,
+	    "boot_step", res->opts.boot_step,
+	    "max_boots", res->opts.max_boots,
+	    "look", res->opts.look,
 	    "looks", res->opts.looks,
+	    "alpha_look", stats_json_num(res->alpha_look),
 	    "equiv_margin", res->opts.equiv_margin,
 	    "nochange_halfwidth", res->opts.nochange_halfwidth,
-	    "ci_level", 0.95);
+	    "ci_level", 0.95,
+	    "family", "Holm over the primary metrics (the headline), "
+	    "Benjamini-Hochberg over the others");
 	for (i = 0; i < res->n; i++) {
-		const struct stats_row *r = &res->rows[i];
-
-		json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:s,"
-		    "s:s,s:s,s:b,s:o,s:[o,o],s:o,s:b,s:o,s:o,s:o}",
-		    "workload", r->workload,
-		    "params", r->params,
-		    "metric", r->metric,
-		    "unit", r->unit,
-		    "better", r->better == STATS_HIGHER ? "higher" : "lower",
-		    "verdict", stats_verdict_name(r->verdict),
-		    "reason", r->reason,
-		    "significant", r->significant,
-		    "pct_change", stats_json_num(r->pct_change),
-		    "ci95", stats_json_num(r->ci_lo), stats_json_num(r->ci_hi),
-		    "p_value", stats_json_num(r->p_value),
-		    "p_exact", r->p_exact,
-		    "alpha_look", stats_json_num(r->alpha_look),
-		    "base", stats_side_json(&r->base),
-		    "test", stats_side_json(&r->test)));
+		row = stats_row_json(&res->rows[i]);
+		json_array_append_new(rows, row);
 	}
-	return json_pack("{s:o,s:o,s:o}", "options", opts, "counts", counts,
+	return json_pack("{s:o,s:s,s:o,s:o,s:o}", "options", opts,
+	    "headline", stats_headline(res, head, sizeof(head)),
+	    "counts", stats_counts_json(res->count),
+	    "primary_counts", stats_counts_json(res->primary),
 	    "rows", rows);
 }
 
@@ -1054,6 +1596,7 @@ void
 stats_result_print_table(FILE *f, const struct stats_result *res)
 {
 	const char *wl = NULL;
+	char head[128], note[512];
 	size_t i;
 
 	/* Literal "±" is two bytes but one column: the widths below are
@@ -1081,14 +1624,15 @@ stats_result_print_table(FILE *f, const struct stats_result *res)
 		stats_print_side(f, &r->base);
 		fprintf(f, "  %-28s%c ", chg, r->significant ? '*' : ' ');
 		stats_print_side(f, &r->test);
-		fprintf(f, "  %s%s%s (%s)", r->metric, *r->params ? " " : "",
-		    r->params, r->unit);
+		fprintf(f, "  %s%s%s (%s)%s", r->metric, *r->params ? " " : "",
+		    r->params, r->unit, r->primary ? "" : " [secondary]");
 		if (r->verdict == STATS_NO_CHANGE)
 			fprintf(f, "  no change\n");
 		else
 			fprintf(f, "  %s: %s\n", stats_verdict_name(r->verdict),
 			    r->reason);
 	}
-	fprintf(f, "\n* significant: 95%% CI excludes 0 and the rank test agrees "
-	    "(alpha %.3g over %d looks)\n", res->opts.alpha, res->opts.looks);
+	fprintf(f, "\n* %s\n", stats_rule_text(res, note, sizeof(note)));
+	fprintf(f, "headline (primary metrics only): %s\n",
+	    stats_headline(res, head, sizeof(head)));
 }

@@ -4,9 +4,11 @@
  * Owns the sample format agents upload (JSON lines), grouping samples by
  * (workload, params, metric) and then by boot, and the comparison of two
  * sides: mean and %stddev of per-boot means, %change with a 95% CI from a
- * hierarchical bootstrap, a Mann-Whitney rank test on per-boot means, and a
- * verdict.  The decision rule and the defaults are argued in the DESIGN
- * comment at the top of stats.c.
+ * hierarchical bootstrap, a t test on per-boot means (an exact permutation
+ * test where a side has an outlier boot), alpha spent over the planned looks,
+ * the family of rows held together (Holm over the primary metrics, FDR over
+ * the others) and a verdict.  The decision rule and the defaults are argued
+ * in the DESIGN comment at the top of stats.c.
  *
  * No I/O except where a function says so (stats_load_file reads a file,
  * stats_result_print_table writes to the FILE it is given).  The daemon (the
@@ -28,16 +30,19 @@
 #include <jansson.h>
 
 /*
- * The defaults the daemon schedules with ([sched] boots, iterations,
- * max_boots, boot_step); tests/unit/t-stats.c checks the A/A and power
- * requirements with exactly these.  Why these numbers: stats.c, DESIGN.
+ * The defaults the daemon schedules with ([sched] boots, boot_step,
+ * max_boots; iterations come from the matrix): looks at 3, 6, 9 and 12
+ * boots per side.  tests/unit/t-stats.c and `make bench-stats` check the
+ * A/A and power requirements with exactly these.  Why: stats.c, DESIGN.
  */
-#define STATS_DEFAULT_BOOTS		12	/* per side, first look */
+#define STATS_DEFAULT_BOOTS		3	/* per side, first look */
 #define STATS_DEFAULT_ITERATIONS	5	/* runs per boot and workload */
-#define STATS_DEFAULT_MAX_BOOTS		24	/* per side, after extra looks */
-#define STATS_DEFAULT_BOOT_STEP		12	/* extra boots per side per look */
+#define STATS_DEFAULT_MAX_BOOTS		12	/* per side, after extra looks */
+#define STATS_DEFAULT_BOOT_STEP		3	/* extra boots per side per look */
+#define STATS_DESIGN_BOOTS		6	/* the look the power is promised
+						   at: most of alpha is spent there */
 #define STATS_DEFAULT_RESAMPLES		2000
-#define STATS_DEFAULT_ALPHA		0.008	/* per metric, over all looks */
+#define STATS_DEFAULT_ALPHA		0.009	/* per comparison, over all looks */
 #define STATS_DEFAULT_EQUIV_MARGIN	2.0	/* % */
 #define STATS_DEFAULT_NOCHANGE_HALFWIDTH 5.0	/* % */
 
@@ -124,16 +129,20 @@ int	stats_load_file(struct stats_set *, const char *path,
 struct stats_opts {
 	unsigned long	 seed;		/* bootstrap RNG seed (default 1) */
 	int		 resamples;	/* bootstrap B (default 2000) */
-	double		 alpha;		/* false-positive rate per metric,
-					   over all planned looks (0.01) */
-	int		 looks;		/* planned looks; each look tests at
-					   alpha / looks (Bonferroni) */
+	double		 alpha;		/* false-positive rate of the
+					   comparison's headline, over all
+					   planned looks (0.01) */
+	int		 boots, boot_step, max_boots;	/* the look plan */
+	int		 look;		/* this look, 1..looks; 0: a single
+					   look holding all of alpha */
+	int		 looks;		/* planned looks: set by
+					   stats_compare from the plan */
 	double		 equiv_margin;	/* %: CI inside +-margin = no change */
 	double		 nochange_halfwidth; /* %: not significant and CI
 					   inside +-this = no change */
 };
 
-/* Fills the defaults above; looks = stats_planned_looks(defaults). */
+/* Fills the defaults above: the daemon's plan, look 0 (one look). */
 void	stats_opts_init(struct stats_opts *);
 
 /*
@@ -141,6 +150,25 @@ void	stats_opts_init(struct stats_opts *);
  * step extra boots per side until max_boots.  (8, 16, 4) -> 3.
  */
 int	stats_planned_looks(int boots, int max_boots, int step);
+/* Boots per side at look (1-based) of that plan. */
+int	stats_look_boots(int boots, int max_boots, int step, int look);
+/*
+ * The part of alpha spent at look (1-based) of the plan: looks before the
+ * one reaching STATS_DESIGN_BOOTS share 5%, looks after it 10%, the design
+ * look the rest; one look holds all.  Summed over the looks it is alpha.
+ */
+double	stats_alpha_spent(double alpha, int boots, int max_boots, int step,
+	    int look);
+/* The level of this look under opts (all of alpha when look is 0). */
+double	stats_look_alpha(const struct stats_opts *);
+
+/*
+ * Whether a metric is one its workload's result is judged by (a table in
+ * stats.c, one line per workload: fault-free pages/s, page-fault ops/s,
+ * swap-memhog and file-read wall and sys seconds, memcg-flush latency).
+ * Every metric of a workload not in the table is primary.
+ */
+int	stats_metric_primary(const char *workload, const char *metric);
 
 enum stats_verdict {
 	STATS_NO_CHANGE,
@@ -166,17 +194,34 @@ struct stats_side {
 	double	*boot_means;	/* per-boot means, same order (for charts) */
 };
 
+enum stats_test {
+	STATS_TEST_NONE,
+	STATS_TEST_T,		/* t on per-boot means */
+	STATS_TEST_PERMUTATION,	/* exact permutation test on the means */
+	STATS_TEST_PERMUTATION_MC, /* the same by 20000 random relabellings */
+};
+/* "t", "permutation", "permutation (random)", "none". */
+const char *stats_test_name(enum stats_test);
+
 struct stats_row {
 	char	*workload, *params, *metric, *unit;	/* owned */
 	int	 better;
+	int	 primary;	/* stats_metric_primary */
 	struct stats_side base, test;
 	double	 pct_change;	/* 100 * (test mean / base mean - 1); NAN if
 				   not computed */
 	double	 ci_lo, ci_hi;	/* 95% bootstrap CI of pct_change, or NAN */
-	double	 p_value;	/* two-sided Mann-Whitney p, or NAN */
-	int	 p_exact;	/* 1: exact distribution, 0: normal approx */
-	double	 alpha_look;	/* the level the rank test was held to */
-	int	 significant;	/* CI excludes 0 and p <= alpha_look */
+	double	 tci_lo, tci_hi; /* 95% t interval of pct_change, or NAN */
+	double	 p_value;	/* two-sided p of the test, or NAN */
+	enum stats_test test_used;
+	int	 p_exact;	/* 1: exact permutation distribution */
+	int	 outlier;	/* Grubbs flagged a boot: no t test */
+	double	 p_adjusted;	/* Holm (primary) or Benjamini-Hochberg
+				   (others) over the comparison's rows */
+	double	 rank_p;	/* Mann-Whitney p, shown only, or NAN */
+	double	 alpha_look;	/* the level of this look */
+	int	 significant;	/* CI excludes 0 and p_adjusted <=
+				   alpha_look */
 	enum stats_verdict verdict;
 	char	 reason[192];	/* one line saying why */
 };
@@ -186,8 +231,22 @@ struct stats_result {
 				   workload (see stats_compare) */
 	size_t	 n;
 	struct stats_opts opts;	/* what was used */
+	double	 alpha_look;	/* this look's level */
 	size_t	 count[STATS_INVALID + 1];	/* rows per verdict */
+	size_t	 primary[STATS_INVALID + 1];	/* primary rows per verdict:
+				   what the headline says */
 };
+
+/*
+ * The headline of a finished look, a claim about the whole comparison made
+ * from the primary rows only: "regression", "improvement", "mixed: 2
+ * regressions, 1 improvement", "inconclusive", "no change" or "no
+ * comparable metrics".  Returns buf.
+ */
+char	*stats_headline(const struct stats_result *, char *buf, size_t sz);
+/* The rule in one paragraph, for the table's footnote on every format
+   ("significant: the 95% CI excludes 0 and ... Holm ...").  Returns buf. */
+char	*stats_rule_text(const struct stats_result *, char *buf, size_t sz);
 
 /*
  * Compares every series of base and test.  Rows are ordered: workloads
@@ -202,11 +261,11 @@ int	stats_compare(const struct stats_set *base, const struct stats_set *test,
 void	stats_result_release(struct stats_result *);
 
 /*
- * Whether more boots would help: some row is inconclusive and
- * boots_done (boots per side so far: the smaller side's count) is below
- * max_boots.  The caller then schedules the next look
- * (STATS_DEFAULT_BOOT_STEP more per side) and compares again with the same
- * opts.looks, so the error rate stays at alpha over all looks.
+ * Whether more boots would help: some PRIMARY row is inconclusive and
+ * boots_done (boots per side so far) is below max_boots.  The caller then
+ * schedules the next look (boot_step more per side) and compares again
+ * with opts.look one higher, so the error rate stays at alpha over all
+ * looks.  Other rows never ask for boots.
  */
 int	stats_need_more(const struct stats_result *, int boots_done,
 	    int max_boots);
@@ -222,20 +281,40 @@ char	*stats_failed_verdict(char *buf, size_t sz, const char *side,
 	    const char *how);
 
 /* Mann-Whitney U test of x (n) against y (m), two-sided p-value.
-   *exact says which distribution was used.  Exposed for tests. */
+   *exact says which distribution was used.  Shown next to the test's p
+   (rank_p); exposed for tests. */
 double	stats_mann_whitney(const double *x, size_t n, const double *y,
 	    size_t m, int *exact);
+/*
+ * The test of a row: two-sided p of "same mean" for per-boot means x (n)
+ * and y (m).  A t test (Student's with equal sizes, Welch's otherwise)
+ * unless Grubbs' test flags an outlier on a side or both sides are
+ * constant: then the permutation test of the difference in means (exact up
+ * to 20000 relabellings, else 20000 random ones, seeded).  *test says
+ * which.  NAN with fewer than 2 per side.  Exposed for tests.
+ */
+double	stats_mean_test(const double *x, size_t n, const double *y, size_t m,
+	    unsigned long seed, enum stats_test *test, int *outlier);
+/* Holm's step-down adjusted p-values of p[0..n) (NAN entries skipped). */
+void	stats_holm(const double *p, size_t n, double *adj);
+/* Benjamini-Hochberg step-up adjusted p-values (NAN entries skipped). */
+void	stats_bh(const double *p, size_t n, double *adj);
 
 /* ---- output ----------------------------------------------------------- */
 
 /*
  * A new JSON object (the caller decrefs it), rows in table order:
- *   {"options": {"seed","resamples","alpha","looks","equiv_margin",
- *                "nochange_halfwidth","ci_level"},
+ *   {"options": {"seed","resamples","alpha","boots","boot_step",
+ *                "max_boots","look","looks","alpha_look","equiv_margin",
+ *                "nochange_halfwidth","ci_level","family"},
+ *    "headline": "regression" ...,
  *    "counts": {"no change": n, "improvement": n, ...},
+ *    "primary_counts": {...},
  *    "rows": [{"workload","params","metric","unit","better":"higher",
- *              "verdict","reason","significant":bool,"pct_change",
- *              "ci95":[lo,hi],"p_value","p_exact":bool,"alpha_look",
+ *              "primary":bool,"verdict","reason","significant":bool,
+ *              "pct_change","ci95":[lo,hi],"ci95_t":[lo,hi],
+ *              "p_test","p_value","p_exact":bool,"p_adjusted","rank_p","outlier",
+ *              "alpha_look",
  *              "base": {"boots","samples","mean","pct_stddev",
  *                       "boot_means":[{"boot","mean"}]} or null,
  *              "test": {...} or null}]}

@@ -75,8 +75,9 @@ static int
 stats_json_row(const json_t *o, struct stats_row *r, const char **bad)
 {
 	const json_t *ci = json_object_get(o, "ci95");
+	const json_t *tci = json_object_get(o, "ci95_t");
 	const char *s;
-	int v;
+	int v, t;
 
 	if ((*bad = "workload", stats_json_strdup(o, "workload",
 	    &r->workload)) < 0 || (*bad = "params", stats_json_strdup(o,
@@ -106,6 +107,20 @@ stats_json_row(const json_t *o, struct stats_row *r, const char **bad)
 	r->p_value = stats_json_double(json_object_get(o, "p_value"));
 	r->p_exact = json_is_true(json_object_get(o, "p_exact"));
 	r->alpha_look = stats_json_double(json_object_get(o, "alpha_look"));
+	r->primary = json_is_true(json_object_get(o, "primary"));
+	r->tci_lo = stats_json_double(json_array_get(tci, 0));
+	r->tci_hi = stats_json_double(json_array_get(tci, 1));
+	r->p_adjusted = stats_json_double(json_object_get(o, "p_adjusted"));
+	r->rank_p = stats_json_double(json_object_get(o, "rank_p"));
+	r->outlier = json_is_true(json_object_get(o, "outlier"));
+	*bad = "p_test";
+	s = json_string_value(json_object_get(o, "p_test"));
+	for (t = STATS_TEST_NONE; s && t <= STATS_TEST_PERMUTATION_MC; t++)
+		if (!strcmp(stats_test_name(t), s))
+			break;
+	if (!s || t > STATS_TEST_PERMUTATION_MC)
+		return -1;
+	r->test_used = t;
 	*bad = "base";
 	if (stats_json_side(json_object_get(o, "base"), &r->base) < 0)
 		return -1;
@@ -119,12 +134,14 @@ stats_result_from_json(const json_t *j, struct stats_result *res, char *err,
 {
 	const json_t *rows = json_object_get(j, "rows"), *o, *row;
 	const json_t *counts = json_object_get(j, "counts");
+	const json_t *prim = json_object_get(j, "primary_counts");
 	const char *bad = "rows";
 	size_t i;
 	int v;
 
 	memset(res, 0, sizeof(*res));
-	if (!json_is_array(rows) || !json_is_object(counts)) {
+	if (!json_is_array(rows) || !json_is_object(counts) ||
+	    !json_is_object(prim)) {
 		snprintf(err, errsz, "stored result: no rows or counts");
 		return -1;
 	}
@@ -135,12 +152,22 @@ stats_result_from_json(const json_t *j, struct stats_result *res, char *err,
 	    "resamples"));
 	res->opts.alpha = stats_json_double(json_object_get(o, "alpha"));
 	res->opts.looks = json_integer_value(json_object_get(o, "looks"));
+	res->opts.boots = json_integer_value(json_object_get(o, "boots"));
+	res->opts.boot_step = json_integer_value(json_object_get(o,
+	    "boot_step"));
+	res->opts.max_boots = json_integer_value(json_object_get(o,
+	    "max_boots"));
+	res->opts.look = json_integer_value(json_object_get(o, "look"));
+	res->alpha_look = stats_json_double(json_object_get(o, "alpha_look"));
 	res->opts.equiv_margin = stats_json_double(json_object_get(o,
 	    "equiv_margin"));
 	res->opts.nochange_halfwidth = stats_json_double(json_object_get(o,
 	    "nochange_halfwidth"));
 	for (v = 0; v <= STATS_INVALID; v++)
 		res->count[v] = json_integer_value(json_object_get(counts,
+		    stats_verdict_name(v)));
+	for (v = 0; v <= STATS_INVALID; v++)
+		res->primary[v] = json_integer_value(json_object_get(prim,
 		    stats_verdict_name(v)));
 	res->rows = xcalloc(json_array_size(rows) + 1, sizeof(*res->rows));
 	json_array_foreach(rows, i, row) {

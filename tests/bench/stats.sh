@@ -1,11 +1,15 @@
 #!/bin/sh
-# bench-stats: figures for the statistics (issue 5), on generated data.
-#   - A/A false-positive rate and the power for +2%, +5%, +10% shifts at a
-#     few noise levels (boot-to-boot + run-to-run) and boots per side,
-#     with the daemon's decision rule (t-stats --bench);
-#   - time per comparison, in the simulation and end to end through
-#     `kperfci stats compare` on a file of a typical matrix.
-# KPERFCI_STATS_BENCH_REPS (default 400) comparisons per cell.
+# bench-stats: figures for the statistics (issues 5 and 11), on generated
+# data, with the daemon's decision rule and look plan (t-stats --bench):
+#   - one row, 1.5% boot-to-boot and 1% run-to-run noise, looks at 3, 6,
+#     9, 12 boots per side: the A/A false-positive rate over all looks, the
+#     power by 6 boots per side for a 5% shift, the boots a 2/5/10/20%
+#     shift needs (where the comparisons stopped);
+#   - 14-row A/A comparisons: how often the headline says "no change";
+#   - power and false positives by noise level;
+#   - time per comparison end to end through `kperfci stats compare` on a
+#     file of a typical matrix.
+# KPERFCI_STATS_BENCH_REPS (default 1000) comparisons per figure.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 : "${KPERFCI_BIN:=$SRC/bin}"

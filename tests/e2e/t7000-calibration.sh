@@ -29,9 +29,10 @@ done
 [ -x /bin/busybox ] || skip_all "busybox-static not installed"
 [ -r "$KERNEL_TARBALL" ] || skip_all "linux-source-6.12 not installed"
 
-# Boots per side: 6 is the least that lets the rank test reach the
-# comparison's alpha (exact Mann-Whitney, 6 vs 6: p >= 0.0022); one extra
-# look of 6 more when a metric is inconclusive.
+# Boots per side: 6, the look where daemon/stats.c spends most of alpha
+# (the t test on per-boot means finds a 5% shift with 1.5% boot noise in
+# ~96% of comparisons there); one extra look of 6 more when a primary
+# metric is inconclusive.
 BOOTS=${T7000_BOOTS:-6}
 
 # ---- the reference kernel (shared, built once per CI run) ---------------

@@ -2,7 +2,8 @@
  * Unit tests for daemon/pipeline.c with a test stage table and the real
  * store and worker threads: a stage that succeeds, fails with a reason,
  * waits, rests (and is looked at again after a restart), moves a series
- * itself; many waiting series do not starve a new one.
+ * itself; many waiting series do not starve a new one; a build stage on
+ * its own queue never holds the workers of the other stages.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,59 @@ wait_state(long long id, const char *want)
 	return 0;
 }
 
+/* A "build" that holds its worker until the test releases it. */
+static volatile int build_release, builds_running;
+
+static int
+st_build(struct stage_ctx *c)
+{
+	int i;
+
+	__atomic_add_fetch(&builds_running, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 400 && !build_release && !*c->stop; i++)
+		usleep(25 * 1000);
+	__atomic_sub_fetch(&builds_running, 1, __ATOMIC_SEQ_CST);
+	return STAGE_OK;
+}
+
+/* fetch and apply (main queue) -> build (build queue) -> schedule (main) */
+static const struct stage queued_stages[] = {
+	{ "q-queued", st_ok, "q-fetched" },
+	{ "q-fetched", st_ok, "q-applied" },
+	{ "q-applied", st_build, "q-built", PIPELINE_Q_BUILD },
+	{ "q-built", st_ok, "q-done" },
+};
+
+static void
+test_queues(void)
+{
+	long long a, b, c;
+	int i;
+
+	pipeline_set_stages(queued_stages, sizeof(queued_stages) /
+	    sizeof(queued_stages[0]));
+	/* one main worker and one build slot: the starved set-up */
+	ok(pipeline_start(1, 1, 1) == 0, "queues: 1 main + 1 build worker");
+	a = new_series("q-queued");
+	pipeline_kick();
+	for (i = 0; i < 200 && !builds_running; i++)
+		usleep(25 * 1000);
+	is_int(builds_running, 1, "queues: the first series is building");
+	b = new_series("q-queued");
+	c = new_series("q-queued");
+	pipeline_kick();
+	ok(wait_state(b, "q-applied") && wait_state(c, "q-applied"),
+	    "queues: two more series are fetched and applied while it "
+	    "builds");
+	is_int(builds_running, 1, "queues: and wait for the build slot only");
+	build_release = 1;
+	ok(wait_state(a, "q-done") && wait_state(b, "q-done") &&
+	    wait_state(c, "q-done"), "queues: all three built and scheduled "
+	    "once the slot frees");
+	pipeline_stop();
+	pipeline_set_stages(stages, sizeof(stages) / sizeof(stages[0]));
+}
+
 int
 main(void)
 {
@@ -141,7 +195,7 @@ main(void)
 	fail_id = new_series("s-fail");
 	rest_id = new_series("s-rest");
 	self_id = new_series("s-self");
-	ok(pipeline_start(2, 1) == 0, "two workers start");
+	ok(pipeline_start(2, 0, 1) == 0, "two workers start");
 	ok(wait_state(ok_id, "s-ok-done"),
 	    "a ready series moves despite 150 waiting ones before it");
 	ok(wait_state(fail_id, "failed"), "a failing stage fails the series");
@@ -176,11 +230,12 @@ main(void)
 
 	/* a restart looks at resting series again */
 	calls = rest_calls;
-	ok(pipeline_start(1, 1) == 0, "restart");
+	ok(pipeline_start(1, 0, 1) == 0, "restart");
 	for (i = 0; i < 100 && rest_calls == calls; i++)
 		usleep(50 * 1000);
 	ok(rest_calls > calls, "a resting series is looked at after a restart");
 	pipeline_stop();
+	test_queues();
 	pipeline_set_stages(NULL, 0);
 
 	app_db_close_thread();

@@ -229,52 +229,173 @@ test_mann_whitney(void)
 	ok(!exact && p > 0 && p <= 1, "over 50 boots: normal approximation");
 }
 
+/* ---- the test, the family, the spending -------------------------------- */
+
+static void
+test_mean_test(void)
+{
+	double x[] = { 10, 11, 12 }, y[] = { 13, 14, 15 };
+	double c1[] = { 5, 5, 5 }, c2[] = { 6, 6, 6 };
+	double o1[] = { 10, 10.1, 9.9, 10.05, 9.95, 10.02 };
+	double o2[] = { 10.1, 10.2, 10.0, 10.15, 10.05, 30 };
+	enum stats_test t;
+	int out;
+	double p;
+
+	/* t = 3 / sqrt(2/3) = 3.674 with 4 degrees of freedom: two-sided
+	   p = 0.0213116 (numerical integration of the t density) */
+	p = stats_mean_test(x, 3, y, 3, 1, &t, &out);
+	ok(t == STATS_TEST_T && !out && fabs(p - 0.0213116) < 1e-6,
+	    "3 vs 3, means 11 and 14, sd 1: t test p = %.7f", p);
+	p = stats_mean_test(y, 3, x, 3, 1, &t, &out);
+	ok(fabs(p - 0.0213116) < 1e-6, "symmetric in direction");
+	p = stats_mean_test(c1, 3, c2, 3, 1, &t, &out);
+	ok(t == STATS_TEST_PERMUTATION && fabs(p - 2.0 / 20) < 1e-12,
+	    "both sides constant: exact permutation test, p = 2/20 (%g)", p);
+	p = stats_mean_test(c1, 3, c1, 3, 1, &t, &out);
+	ok(fabs(p - 1) < 1e-12, "identical constant sides: p = 1 (%g)", p);
+	p = stats_mean_test(o1, 6, o2, 6, 1, &t, &out);
+	ok(out && t == STATS_TEST_PERMUTATION && p > 0.002 && p < 0.2,
+	    "one outlier boot (30 among 10s): Grubbs flags it, permutation "
+	    "test instead of t (p = %g, %s)", p, stats_test_name(t));
+	p = stats_mean_test(x, 1, y, 3, 1, &t, &out);
+	ok(isnan(p) && t == STATS_TEST_NONE, "one boot: no test");
+	{
+		/* 30 vs 30: C(60,30) relabellings, so random ones, seeded */
+		double a[30], b2[30], p2;
+		int i;
+
+		for (i = 0; i < 30; i++) {
+			a[i] = i % 7;
+			b2[i] = i % 7 + (i == 29 ? 100 : 0);
+		}
+		p = stats_mean_test(a, 30, b2, 30, 5, &t, &out);
+		p2 = stats_mean_test(a, 30, b2, 30, 5, &t, &out);
+		ok(t == STATS_TEST_PERMUTATION_MC && p == p2 && p > 0 &&
+		    p <= 1, "large sides with an outlier: random relabellings, "
+		    "reproducible (p = %g)", p);
+	}
+}
+
+static void
+test_family(void)
+{
+	double p[] = { 0.01, 0.04, NAN, 0.03, 0.005 }, adj[5];
+
+	stats_holm(p, 5, adj);
+	ok(fabs(adj[4] - 0.02) < 1e-12 && fabs(adj[0] - 0.03) < 1e-12 &&
+	    fabs(adj[3] - 0.06) < 1e-12 && fabs(adj[1] - 0.06) < 1e-12 &&
+	    isnan(adj[2]), "Holm: 4 p-values step down (0.02, 0.03, 0.06, "
+	    "0.06 monotone), NAN skipped");
+	stats_bh(p, 5, adj);
+	ok(fabs(adj[4] - 0.02) < 1e-12 && fabs(adj[0] - 0.02) < 1e-12 &&
+	    fabs(adj[3] - 0.04) < 1e-12 && fabs(adj[1] - 0.04) < 1e-12 &&
+	    isnan(adj[2]), "Benjamini-Hochberg: step up (0.02, 0.02, 0.04, "
+	    "0.04)");
+}
+
+static void
+test_spending(void)
+{
+	static const int plans[][3] = { { 3, 12, 3 }, { 6, 12, 3 },
+	    { 2, 8, 2 }, { 12, 12, 12 }, { 4, 15, 4 }, { 1, 30, 1 },
+	    { 12, 24, 12 } };
+	size_t i;
+	int k, looks;
+
+	for (i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
+		double sum = 0;
+
+		looks = stats_planned_looks(plans[i][0], plans[i][1],
+		    plans[i][2]);
+		for (k = 1; k <= looks; k++)
+			sum += stats_alpha_spent(0.01, plans[i][0], plans[i][1],
+			    plans[i][2], k);
+		ok(fabs(sum - 0.01) < 1e-15, "plan %d..%d by %d: %d looks "
+		    "spend %.17g = alpha", plans[i][0], plans[i][1],
+		    plans[i][2], looks, sum);
+	}
+	ok(fabs(stats_alpha_spent(0.01, 3, 12, 3, 1) - 0.0003) < 1e-15 &&
+	    fabs(stats_alpha_spent(0.01, 3, 12, 3, 2) - 0.0095) < 1e-15 &&
+	    fabs(stats_alpha_spent(0.01, 3, 12, 3, 3) - 0.0001) < 1e-15 &&
+	    fabs(stats_alpha_spent(0.01, 3, 12, 3, 4) - 0.0001) < 1e-15,
+	    "plan 3, 6, 9, 12 boots: 3%% of alpha before the design look, "
+	    "95%% at 6 boots, 2%% after");
+	ok(stats_alpha_spent(0.01, 3, 12, 3, 5) == 0 &&
+	    stats_alpha_spent(0.01, 3, 12, 3, 0) == 0, "no look outside "
+	    "the plan spends anything");
+	is_int(stats_look_boots(3, 12, 3, 3), 9, "look 3 of 3..12: 9 boots");
+	is_int(stats_look_boots(4, 15, 4, 4), 15, "last look capped at max");
+	ok(stats_metric_primary("fault-free", "pages_per_sec") &&
+	    stats_metric_primary("page-fault", "ops_per_sec") &&
+	    !stats_metric_primary("page-fault", "ops_per_sec_per_task") &&
+	    stats_metric_primary("swap-memhog", "wall_sec") &&
+	    stats_metric_primary("swap-memhog", "sys_sec") &&
+	    !stats_metric_primary("swap-memhog", "user_sec") &&
+	    !stats_metric_primary("file-read", "user_sec") &&
+	    stats_metric_primary("memcg-flush", "flush_p99_us") &&
+	    !stats_metric_primary("fault-free", "pages") &&
+	    stats_metric_primary("new-workload", "anything"),
+	    "primary metrics: the table, no prefix matches, unknown "
+	    "workloads all primary");
+}
+
 /* ---- generated data ------------------------------------------------- */
 
 struct sim {
 	int	 boots, iters;
 	double	 sb, sr;	/* boot-to-boot, run-to-run, fractions */
-	double	 shift;		/* test / base - 1 */
+	double	 shift;		/* test / base - 1, on row 0 only */
 	int	 better;
+	int	 rows;		/* series per side (0: 1) */
 };
 
-/* Adds boots [boot0, boot0 + nb) to s. */
+/* Adds boots [boot0, boot0 + nb) of every row to s. */
 static void
 sim_side(gsl_rng *r, struct stats_set *s, const struct sim *m, int boot0,
     int nb, double factor)
 {
-	int b, i;
+	static char names[64][8];
+	int b, i, k, rows = m->rows > 0 ? m->rows : 1;
 
-	for (b = boot0; b < boot0 + nb; b++) {
-		double bf = 1 + m->sb * gsl_ran_gaussian(r, 1);
+	for (b = boot0; b < boot0 + nb; b++)
+		for (k = 0; k < rows && k < 64; k++) {
+			double bf = 1 + m->sb * gsl_ran_gaussian(r, 1);
 
-		for (i = 0; i < m->iters; i++) {
-			struct stats_sample x = {
-				.boot = b, .workload = "sim", .params = "",
-				.metric = "m", .unit = "ops/s",
-				.better = m->better, .iteration = i,
-			};
+			snprintf(names[k], sizeof(names[k]), "m%d", k);
+			for (i = 0; i < m->iters; i++) {
+				struct stats_sample x = {
+					.boot = b, .workload = "sim",
+					.params = "", .metric = names[k],
+					.unit = "ops/s", .better = m->better,
+					.iteration = i,
+				};
 
-			x.value = 1000 * factor * bf *
-			    (1 + m->sr * gsl_ran_gaussian(r, 1));
-			if (x.value < 0)
-				x.value = 0;
-			if (stats_set_add(s, &x, NULL, 0))
-				abort();
+				x.value = 1000 * (k == 0 ? factor : 1) * bf *
+				    (1 + m->sr * gsl_ran_gaussian(r, 1));
+				if (x.value < 0)
+					x.value = 0;
+				if (stats_set_add(s, &x, NULL, 0))
+					abort();
+			}
 		}
-	}
 }
 
 struct tally {
 	int	 n, improvement, regression, nochange, inconclusive;
+	int	 headline_change;	/* headline regression/improvement/mixed */
+	int	 headline_nochange;
+	int	 by6;			/* row 0 improvement with <= 6 boots */
+	int	 at[STATS_DEFAULT_MAX_BOOTS + 1]; /* comparisons ending there */
 	int	 boots_used;
 	int	 covered;	/* 95% CI contains the true %change */
 	double	 seconds;
 };
 
 /*
- * n comparisons; adaptive: take extra looks as the daemon would
- * (stats_need_more, STATS_DEFAULT_BOOT_STEP, up to STATS_DEFAULT_MAX_BOOTS).
+ * n comparisons.  adaptive: the daemon's plan, a look after each step
+ * (stats_need_more, look numbers as the scheduler counts them);
+ * otherwise one look at m->boots holding all of alpha.
  */
 static void
 simulate(const struct sim *m, int n, int adaptive, int resamples,
@@ -284,46 +405,61 @@ simulate(const struct sim *m, int n, int adaptive, int resamples,
 	struct stats_opts o;
 	struct timespec t0, t1;
 	int k, comparisons = 0;
+	char head[128];
 
 	gsl_rng_set(r, seed);
 	stats_opts_init(&o);
 	o.resamples = resamples;
-	if (!adaptive)
-		o.looks = stats_planned_looks(m->boots, STATS_DEFAULT_MAX_BOOTS,
-		    STATS_DEFAULT_BOOT_STEP);
 	memset(t, 0, sizeof(*t));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < n; k++) {
 		struct stats_set base, test;
 		struct stats_result res;
-		int boots = m->boots;
+		int boots = adaptive ? o.boots : m->boots;
 
 		stats_set_init(&base);
 		stats_set_init(&test);
 		sim_side(r, &base, m, 0, boots, 1);
 		sim_side(r, &test, m, 0, boots, 1 + m->shift);
 		o.seed = k + 1;
+		o.look = adaptive ? 1 : 0;
 		for (;;) {
 			stats_compare(&base, &test, &o, &res);
 			comparisons++;
 			if (!adaptive || !stats_need_more(&res, boots,
-			    STATS_DEFAULT_MAX_BOOTS))
+			    o.max_boots))
 				break;
 			stats_result_release(&res);
-			sim_side(r, &base, m, boots, STATS_DEFAULT_BOOT_STEP, 1);
-			sim_side(r, &test, m, boots, STATS_DEFAULT_BOOT_STEP,
+			sim_side(r, &base, m, boots, o.boot_step, 1);
+			sim_side(r, &test, m, boots, o.boot_step,
 			    1 + m->shift);
-			boots += STATS_DEFAULT_BOOT_STEP;
+			boots += o.boot_step;
+			o.look++;
 		}
 		if (res.rows[0].ci_lo <= 100 * m->shift &&
 		    100 * m->shift <= res.rows[0].ci_hi)
 			t->covered++;
-		switch (res.rows[0].verdict) {
-		case STATS_IMPROVEMENT:	t->improvement++; break;
-		case STATS_REGRESSION:	t->regression++; break;
-		case STATS_NO_CHANGE:	t->nochange++; break;
-		default:		t->inconclusive++; break;
+		for (size_t i = 0; i < res.n; i++) {
+			if (strcmp(res.rows[i].metric, "m0"))
+				continue;
+			switch (res.rows[i].verdict) {
+			case STATS_IMPROVEMENT:	t->improvement++;
+				if (boots <= STATS_DESIGN_BOOTS)
+					t->by6++;
+				break;
+			case STATS_REGRESSION:	t->regression++; break;
+			case STATS_NO_CHANGE:	t->nochange++; break;
+			default:		t->inconclusive++; break;
+			}
 		}
+		stats_headline(&res, head, sizeof(head));
+		if (!strcmp(head, "regression") || !strcmp(head,
+		    "improvement") || !strncmp(head, "mixed", 5))
+			t->headline_change++;
+		if (!strcmp(head, "no change"))
+			t->headline_nochange++;
+		if (boots <= STATS_DEFAULT_MAX_BOOTS)
+			t->at[boots]++;
 		t->boots_used += boots;
 		t->n++;
 		stats_result_release(&res);
@@ -344,46 +480,61 @@ env_int(const char *name, int dflt)
 	return v && atoi(v) > 0 ? atoi(v) : dflt;
 }
 
+/* The noise of issue 11: 1.5% boot to boot, 1% run to run, 5 runs. */
+#define SIM_SB	0.015
+#define SIM_SR	0.01
+
+/*
+ * Issue 11's requirements on generated data with fixed seeds (so the
+ * figures do not move between runs): over all looks of the daemon's plan,
+ * A/A false positives <= 1% per row and a 14-row no-op comparison's
+ * headline "no change" >= 99%; >= 95% power by 6 boots per side for a 5%
+ * shift; a 20% shift decided at the first look (3 boots).
+ */
 static void
 test_requirements(void)
 {
 	int resamples = env_int("KPERFCI_STATS_RESAMPLES",
 	    STATS_DEFAULT_RESAMPLES);
-	struct sim aa = { STATS_DEFAULT_BOOTS, STATS_DEFAULT_ITERATIONS,
-	    0.03, 0.03, 0, STATS_HIGHER };
-	struct sim pw = { STATS_DEFAULT_BOOTS, STATS_DEFAULT_ITERATIONS,
-	    0.02, 0.02, 0.05, STATS_HIGHER };
+	struct sim aa = { 0, STATS_DEFAULT_ITERATIONS, SIM_SB, SIM_SR, 0,
+	    STATS_HIGHER, 1 };
+	struct sim pw = aa, big = aa, fam = aa;
 	struct tally t;
 
 	printf("# %d bootstrap resamples per comparison\n", resamples);
-	simulate(&aa, 1000, 0, resamples, 11, &t);
-	ok(t.improvement + t.regression <= 10, "A/A, %d boots x %d runs, "
-	    "3%%+3%% noise, first look: %d of 1000 called a change "
-	    "(no change %d, inconclusive %d)", aa.boots, aa.iters,
-	    t.improvement + t.regression, t.nochange, t.inconclusive);
-	simulate(&aa, 1000, 1, resamples, 12, &t);
-	ok(t.improvement + t.regression <= 10, "A/A with extra looks up to %d "
-	    "boots: %d of 1000 called a change (no change %d, inconclusive "
-	    "%d, %.1f boots per side on average)", STATS_DEFAULT_MAX_BOOTS,
+	simulate(&aa, 1000, 1, resamples, 11, &t);
+	ok(t.improvement + t.regression <= 10, "A/A over all looks of the "
+	    "plan: %d of 1000 called a change (no change %d, inconclusive "
+	    "%d, %.1f boots per side on average)",
 	    t.improvement + t.regression, t.nochange, t.inconclusive,
 	    (double)t.boots_used / t.n);
-	/* DESIGN.md: A/A comes out "no change" at least 99% of the time, once
-	   the extra looks have run. */
-	ok(t.nochange >= 990, "A/A with extra looks: no change in %d of 1000",
-	    t.nochange);
-	simulate(&pw, 1000, 0, resamples, 13, &t);
-	ok(t.improvement >= 950 && t.regression == 0, "+5%% with 2%%+2%% "
-	    "noise, higher is better, %d boots: improvement in %d of 1000, "
-	    "regression in %d", pw.boots, t.improvement, t.regression);
-	/* Percentile intervals from few boots tend to be narrow; resampling
-	   runs as well as boots widens them.  Near 95% is what matters. */
-	ok(t.covered >= 920 && t.covered <= 990, "95%% CI contains the true "
-	    "+5%% in %d of 1000", t.covered);
+	ok(t.nochange >= 990, "A/A: no change in %d of 1000", t.nochange);
+	pw.shift = 0.05;
+	simulate(&pw, 1000, 1, resamples, 13, &t);
+	ok(t.by6 >= 950 && t.regression == 0, "+5%%, higher is better: "
+	    "improvement by 6 boots per side in %d of 1000 (in the end %d), "
+	    "regression in %d", t.by6, t.improvement, t.regression);
 	pw.better = STATS_LOWER;
-	simulate(&pw, 1000, 0, resamples, 14, &t);
-	ok(t.regression >= 950 && t.improvement == 0, "+5%% with 2%%+2%% "
-	    "noise, lower is better: regression in %d of 1000, improvement "
-	    "in %d", t.regression, t.improvement);
+	simulate(&pw, 1000, 1, resamples, 14, &t);
+	ok(t.regression >= 950 && t.improvement == 0, "+5%%, lower is "
+	    "better: regression in %d of 1000, improvement in %d",
+	    t.regression, t.improvement);
+	big.shift = 0.20;
+	simulate(&big, 300, 1, resamples, 15, &t);
+	ok(t.at[3] >= 150 && t.at[3] + t.at[6] == 300 && t.improvement == 300,
+	    "+20%%: improvement in %d of 300, decided at the first look (3 "
+	    "boots per side) in %d, the rest at 6", t.improvement, t.at[3]);
+	/* 300 comparisons with fewer resamples (14 rows each): at most 2%
+	   here; make bench-stats measures 1000 at full resamples */
+	fam.rows = 14;
+	simulate(&fam, 300, 1, resamples < 300 ? resamples : 300, 16, &t);
+	ok(t.headline_change <= 6 && t.headline_nochange >= 294, "14-row "
+	    "A/A over the plan's looks: headline changed in %d of 300, no "
+	    "change in %d", t.headline_change, t.headline_nochange);
+	aa.boots = 12;
+	simulate(&aa, 1000, 0, resamples, 17, &t);
+	ok(t.covered >= 920 && t.covered <= 990, "12 boots: 95%% bootstrap "
+	    "CI contains the true 0 in %d of 1000", t.covered);
 }
 
 /* ---- the comparison on small hand-made sides ---------------------------- */
@@ -450,8 +601,10 @@ test_compare(void)
 			ok(r->ci_lo > 15 && r->ci_hi < 25 && r->pct_change > 19
 			    && r->pct_change < 21, "%%change %.2f in CI [%.2f, "
 			    "%.2f]", r->pct_change, r->ci_lo, r->ci_hi);
-			ok(fabs(r->p_value - 2.0 / 924) < 1e-12 && r->p_exact,
-			    "exact p for 6 vs 6 separated (%g)", r->p_value);
+			ok(r->test_used == STATS_TEST_T && r->p_value < 1e-8 &&
+			    r->p_adjusted >= r->p_value && r->primary,
+			    "6 vs 6, t = 18.5: t test p %g, Holm-adjusted %g",
+			    r->p_value, r->p_adjusted);
 			is_int(r->base.nboots, 6, "6 base boots");
 			is_int(r->base.nsamples, 12, "12 base samples");
 			ok(fabs(r->base.mean - 10.275) < 1e-9,
@@ -546,70 +699,130 @@ test_compare(void)
 	stats_set_release(&test);
 }
 
+/* Secondary metrics are shown, never ask for boots, never make the
+   headline. */
+static void
+test_primary(void)
+{
+	struct stats_set base, test;
+	struct stats_result res;
+	char head[128];
+	size_t i;
+	int b;
+
+	stats_set_init(&base);
+	stats_set_init(&test);
+	for (b = 0; b < 3; b++) {
+		/* wall: the same within 0.1%; user_sec: 1 ms +- 60%,
+		   so wildly inconclusive; sys: 30% higher on test */
+		add(&base, "file-read", "wall_sec", b, 0, 10 + 0.01 * b,
+		    STATS_LOWER);
+		add(&test, "file-read", "wall_sec", b, 0, 10.005 + 0.01 * b,
+		    STATS_LOWER);
+		add(&base, "file-read", "user_sec", b, 0, 0.001 *
+		    (1 + 0.6 * (b - 1)), STATS_LOWER);
+		add(&test, "file-read", "user_sec", b, 0, 0.001 *
+		    (1 - 0.6 * (b - 1)) * 1.3, STATS_LOWER);
+	}
+	stats_compare(&base, &test, NULL, &res);
+	is_str(verdict_of(&res, "user_sec"), "inconclusive", "user_sec: "
+	    "inconclusive");
+	for (i = 0; i < res.n; i++)
+		if (!strcmp(res.rows[i].metric, "user_sec"))
+			ok(!res.rows[i].primary && !stats_row_need_more(
+			    &res.rows[i], 3, 12), "a secondary row never asks "
+			    "for more boots");
+	ok(!stats_need_more(&res, 3, 12), "no primary row inconclusive: the "
+	    "verdict is published at the first look");
+	is_str(stats_headline(&res, head, sizeof(head)), "no change",
+	    "headline from the primary rows: no change");
+	is_int(res.primary[STATS_NO_CHANGE], 1, "one primary row");
+	stats_result_release(&res);
+	stats_set_release(&base);
+	stats_set_release(&test);
+}
+
 /* ---- bench ----------------------------------------------------------- */
 
 static int
 bench(void)
 {
-	static const double noise[][2] = { { 0.01, 0.01 }, { 0.02, 0.02 },
-	    { 0.03, 0.03 }, { 0.05, 0.02 } };
-	static const int boots[] = { 4, 6, 8, 12, 16 };
-	static const double shifts[] = { 0, 0.02, 0.05, 0.10 };
-	int reps = env_int("KPERFCI_STATS_BENCH_REPS", 400);
-	size_t a, b, c;
+	static const double shifts[] = { 0, 0.02, 0.05, 0.10, 0.20 };
+	static const double noise[][2] = { { 0.01, 0.01 }, { SIM_SB, SIM_SR },
+	    { 0.02, 0.02 }, { 0.03, 0.03 } };
+	int reps = env_int("KPERFCI_STATS_BENCH_REPS", 1000);
+	struct sim m = { 0, STATS_DEFAULT_ITERATIONS, SIM_SB, SIM_SR, 0,
+	    STATS_HIGHER, 1 };
+	struct stats_opts o;
+	size_t a, c;
 	struct tally t;
+	int k, b;
 
-	printf("defaults: %d boots/side (up to %d, step %d), %d iterations, "
-	    "alpha %.3g over %d looks, %d resamples\n", STATS_DEFAULT_BOOTS,
-	    STATS_DEFAULT_MAX_BOOTS, STATS_DEFAULT_BOOT_STEP,
-	    STATS_DEFAULT_ITERATIONS, STATS_DEFAULT_ALPHA,
-	    stats_planned_looks(STATS_DEFAULT_BOOTS, STATS_DEFAULT_MAX_BOOTS,
-	    STATS_DEFAULT_BOOT_STEP), STATS_DEFAULT_RESAMPLES);
-	printf("%d comparisons per cell; first look only, alpha_look as "
-	    "planned for the daemon's budget\n", reps);
-	printf("shift 0: %% called improvement/regression (A/A false "
-	    "positives); else %% called improvement (power)\n\n");
-	printf("%-13s %5s %8s %8s %8s %8s %10s\n", "noise b+r", "boots",
-	    "A/A FP%", "+2%", "+5%", "+10%", "ms/compare");
-	for (a = 0; a < sizeof(noise) / sizeof(noise[0]); a++)
-		for (b = 0; b < sizeof(boots) / sizeof(boots[0]); b++) {
-			double ms = 0;
+	stats_opts_init(&o);
+	printf("plan: looks at");
+	for (k = 1; k <= stats_planned_looks(o.boots, o.max_boots,
+	    o.boot_step); k++)
+		printf(" %d (alpha %.4g)", stats_look_boots(o.boots,
+		    o.max_boots, o.boot_step, k), stats_alpha_spent(o.alpha,
+		    o.boots, o.max_boots, o.boot_step, k));
+	printf(" boots per side; alpha %.3g over all looks; %d runs per "
+	    "boot; %d resamples; %d comparisons per figure\n\n", o.alpha,
+	    STATS_DEFAULT_ITERATIONS, STATS_DEFAULT_RESAMPLES, reps);
 
-			printf("%4.0f%%+%2.0f%%     %5d", 100 * noise[a][0],
-			    100 * noise[a][1], boots[b]);
-			for (c = 0; c < sizeof(shifts) / sizeof(shifts[0]); c++) {
-				struct sim m = { boots[b],
-				    STATS_DEFAULT_ITERATIONS, noise[a][0],
-				    noise[a][1], shifts[c], STATS_HIGHER };
+	printf("== one row, the daemon's looks, %.1f%% boot + %.0f%% run noise\n",
+	    100 * SIM_SB, 100 * SIM_SR);
+	printf("%-7s %9s %9s %9s %9s   %s\n", "shift", "change%", "by 6 %",
+	    "no chg%", "boots", "comparisons ending at 3/6/9/12 boots");
+	for (c = 0; c < sizeof(shifts) / sizeof(shifts[0]); c++) {
+		m.shift = shifts[c];
+		simulate(&m, reps, 1, STATS_DEFAULT_RESAMPLES, 100 + c, &t);
+		printf("%+6.0f%% %9.1f %9.1f %9.1f %9.2f  ", 100 * shifts[c],
+		    100.0 * (c == 0 ? t.improvement + t.regression :
+		    t.improvement) / t.n, 100.0 * t.by6 / t.n,
+		    100.0 * t.nochange / t.n, (double)t.boots_used / t.n);
+		for (b = 3; b <= STATS_DEFAULT_MAX_BOOTS; b += 3)
+			printf(" %5d", t.at[b]);
+		printf("\n");
+		fflush(stdout);
+	}
+	printf("(shift 0: change%% = A/A false positives over all looks; "
+	    "else change%% = right direction at the end, by 6 = found with "
+	    "at most 6 boots per side)\n\n");
 
-				simulate(&m, reps, 0, STATS_DEFAULT_RESAMPLES,
-				    1000 + a * 100 + b * 10 + c, &t);
-				printf(" %8.1f", 100.0 * (c == 0 ?
-				    t.improvement + t.regression :
-				    t.improvement) / t.n);
-				ms += t.seconds * 1000;
-				fflush(stdout);
-			}
-			printf(" %10.2f\n", ms / 4);
-		}
-	{
-		struct sim aa = { STATS_DEFAULT_BOOTS, STATS_DEFAULT_ITERATIONS,
-		    0.03, 0.03, 0, STATS_HIGHER };
-		struct sim p5 = aa;
+	printf("== 14-row A/A comparisons (headline = primary rows, Holm)\n");
+	m.shift = 0;
+	m.rows = 14;
+	m.boots = 12;
+	simulate(&m, reps, 0, STATS_DEFAULT_RESAMPLES, 200, &t);
+	printf("one look at 12 boots, all of alpha: headline no change "
+	    "%.1f%%, a change %.1f%%\n", 100.0 * t.headline_nochange / t.n,
+	    100.0 * t.headline_change / t.n);
+	simulate(&m, reps, 1, STATS_DEFAULT_RESAMPLES, 201, &t);
+	printf("the daemon's looks: headline no change %.1f%%, a change "
+	    "%.1f%%, %.2f boots per side\n\n", 100.0 * t.headline_nochange /
+	    t.n, 100.0 * t.headline_change / t.n, (double)t.boots_used / t.n);
 
-		p5.sb = p5.sr = 0.02;
-		p5.shift = 0.05;
-		printf("\nadaptive (extra looks up to %d boots/side):\n",
-		    STATS_DEFAULT_MAX_BOOTS);
-		simulate(&aa, reps, 1, STATS_DEFAULT_RESAMPLES, 7, &t);
-		printf("A/A 3%%+3%%: %.1f%% called a change, %.1f%% no change, "
-		    "%.1f boots/side on average\n", 100.0 * (t.improvement +
-		    t.regression) / t.n, 100.0 * t.nochange / t.n,
-		    (double)t.boots_used / t.n);
-		simulate(&p5, reps, 1, STATS_DEFAULT_RESAMPLES, 8, &t);
-		printf("+5%% 2%%+2%%: %.1f%% improvement, %.1f boots/side on "
-		    "average\n", 100.0 * t.improvement / t.n,
-		    (double)t.boots_used / t.n);
+	printf("== power by noise (one row, the daemon's looks): %% found "
+	    "by 6 boots / in the end\n");
+	m.rows = 1;
+	printf("%-13s %13s %13s %13s\n", "noise b+r", "+5%", "+10%", "A/A FP%");
+	for (a = 0; a < sizeof(noise) / sizeof(noise[0]); a++) {
+		m.sb = noise[a][0];
+		m.sr = noise[a][1];
+		printf("%4.1f%%+%3.1f%%  ", 100 * m.sb, 100 * m.sr);
+		m.shift = 0.05;
+		simulate(&m, reps / 2, 1, STATS_DEFAULT_RESAMPLES, 300 + a, &t);
+		printf(" %5.1f / %5.1f", 100.0 * t.by6 / t.n,
+		    100.0 * t.improvement / t.n);
+		m.shift = 0.10;
+		simulate(&m, reps / 2, 1, STATS_DEFAULT_RESAMPLES, 400 + a, &t);
+		printf(" %5.1f / %5.1f", 100.0 * t.by6 / t.n,
+		    100.0 * t.improvement / t.n);
+		m.shift = 0;
+		simulate(&m, reps / 2, 1, STATS_DEFAULT_RESAMPLES, 500 + a, &t);
+		printf(" %13.1f   (%.2f ms per look)\n", 100.0 *
+		    (t.improvement + t.regression) / t.n, 1000 * t.seconds);
+		fflush(stdout);
 	}
 	return 0;
 }
@@ -622,7 +835,11 @@ main(int argc, char **argv)
 	test_parse_ok();
 	test_parse_bad();
 	test_mann_whitney();
+	test_mean_test();
+	test_family();
+	test_spending();
 	test_compare();
+	test_primary();
 	test_requirements();
 	return tap_done();
 }
