@@ -115,12 +115,13 @@ stats_json_row(const json_t *o, struct stats_row *r, const char **bad)
 	r->outlier = json_is_true(json_object_get(o, "outlier"));
 	*bad = "p_test";
 	s = json_string_value(json_object_get(o, "p_test"));
+	/* absent in results stored before the t test: none */
 	for (t = STATS_TEST_NONE; s && t <= STATS_TEST_PERMUTATION_MC; t++)
 		if (!strcmp(stats_test_name(t), s))
 			break;
-	if (!s || t > STATS_TEST_PERMUTATION_MC)
+	if (s && t > STATS_TEST_PERMUTATION_MC)
 		return -1;
-	r->test_used = t;
+	r->test_used = s ? t : STATS_TEST_NONE;
 	*bad = "base";
 	if (stats_json_side(json_object_get(o, "base"), &r->base) < 0)
 		return -1;
@@ -140,8 +141,7 @@ stats_result_from_json(const json_t *j, struct stats_result *res, char *err,
 	int v;
 
 	memset(res, 0, sizeof(*res));
-	if (!json_is_array(rows) || !json_is_object(counts) ||
-	    !json_is_object(prim)) {
+	if (!json_is_array(rows) || !json_is_object(counts)) {
 		snprintf(err, errsz, "stored result: no rows or counts");
 		return -1;
 	}
@@ -166,9 +166,6 @@ stats_result_from_json(const json_t *j, struct stats_result *res, char *err,
 	for (v = 0; v <= STATS_INVALID; v++)
 		res->count[v] = json_integer_value(json_object_get(counts,
 		    stats_verdict_name(v)));
-	for (v = 0; v <= STATS_INVALID; v++)
-		res->primary[v] = json_integer_value(json_object_get(prim,
-		    stats_verdict_name(v)));
 	res->rows = xcalloc(json_array_size(rows) + 1, sizeof(*res->rows));
 	json_array_foreach(rows, i, row) {
 		res->n = i + 1;
@@ -180,5 +177,12 @@ stats_result_from_json(const json_t *j, struct stats_result *res, char *err,
 			return -1;
 		}
 	}
+	/* older results have no primary_counts: count the rows */
+	for (v = 0; v <= STATS_INVALID; v++)
+		res->primary[v] = json_is_object(prim) ?
+		    (size_t)json_integer_value(json_object_get(prim,
+		    stats_verdict_name(v))) : 0;
+	for (i = 0; !json_is_object(prim) && i < res->n; i++)
+		res->primary[res->rows[i].verdict] += res->rows[i].primary;
 	return 0;
 }
