@@ -561,6 +561,12 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 	const char *how;
 	int s;
 
+	/* cancelled (api_manage.c): nothing more will run, say by whom */
+	if (r->series_state && !strcmp(r->series_state, "cancelled")) {
+		snprintf(buf, sz, "%s", r->series_error ? r->series_error :
+		    "cancelled");
+		return buf;
+	}
 	for (s = REPORT_PATCHED; s >= REPORT_BASE; s--)
 		if ((how = report_side_all_failed(r, s)))
 			return stats_failed_verdict(buf, sz,

@@ -367,6 +367,17 @@ test_repro_quoting(void)
 	    "and runs nothing in it");
 	ok(strstr(html.data, "&#39;http://127.0.0.1:1/test/$(touch") != NULL,
 	    "the page shows the same quoted line");
+	{
+		char v[128];
+
+		free(r.series_state);
+		r.series_state = xstrdup("cancelled");
+		free(r.series_error);
+		r.series_error = xstrdup("cancelled by alice");
+		is_str(report_verdict(&r, v, sizeof(v)), "cancelled by alice",
+		    "a cancelled series' verdict says who cancelled it");
+		ok(!report_is_live(&r), "and it is not live");
+	}
 	free(cmd);
 out:
 	free(json);
