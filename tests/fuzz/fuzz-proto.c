@@ -48,6 +48,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf_reset(&err);
 			proto_check(r.topology, proto_topology, "", &err);
 		}
+		/* What the agent uploads from any guest output (probe hits,
+		   environment) must pass the daemon's checks. */
+		o = json_pack("{s:s,s:i,s:s,s:[]}", PROTO_AGENT, "f",
+		    PROTO_ATTEMPT, 1, PROTO_STATUS, PROTO_ST_DONE,
+		    PROTO_SAMPLES);
+		{
+			json_t *pr = json_pack("[sss]", "folio_batch_move_lru",
+			    "b", "__x64_sys_mincore");
+
+			probe_upload(pr, &r, "tcg", o);
+			buf_reset(&err);
+			if (proto_check_upload(o, &err) != 0)
+				abort();
+			json_decref(pr);
+		}
+		json_decref(o);
 		agent_results_release(&r);
 		break;
 	case 2:
