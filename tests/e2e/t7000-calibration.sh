@@ -151,6 +151,14 @@ for f in sys.argv[1:]:
     json.load(open(f), parse_constant=lambda c: sys.exit("%s: %s" % (f, c)))
 ' "$T/lru.json" "$T/noop.json"
 
+# ---- the author's claims (issue 12): the cover letter's expected effect --
+echo "# lru-delay claims: $(jq -c '[.claims[] | {text, verdict, expected_pct, boots_needed}]' "$T/lru.json")"
+is "$(jq -r '[.claims[] | select(.kind == "change")] | map(.verdict) | join(",")' "$T/lru.json")" \
+    consistent "lru-delay: its cover letter's claim (10% or more fewer pages/s) is consistent"
+ok "lru-delay: the claim says how many boots it takes to tell" jq -e \
+    '[.claims[] | select(.kind == "change") | .boots_needed >= 2] | all' "$T/lru.json"
+is "$(jq -r '.claims | length' "$T/noop.json")" 0 "no-op: its cover letter claims nothing"
+
 # ---- report.txt and the page agree with the JSON ------------------------
 curl -fs "$KD_URL/series/$LRU_ID/report.txt" >"$T/lru.txt"
 curl -fs "$KD_URL/series/$NOOP_ID/report.txt" >"$T/noop.txt"
@@ -160,6 +168,9 @@ like "^kperfci result for series $LRU_ID: regression$" "$T/lru.txt" \
     "report.txt: regression"
 like "^kperfci result for series $NOOP_ID: no change$" "$T/noop.txt" \
     "report.txt: no change"
+ok "report.txt: the author's claims come first" sh -c \
+    "sed -n 3p '$T/lru.txt' | grep -q \"The author's claims\""
+like "\[consistent\] cover letter" "$T/lru.txt" "report.txt: the claim's verdict"
 CHG=$(jq -r '[.rows[] | select(.workload=="fault-free")][0] |
     "\(.pct_change * 10 | round / 10)"' "$T/lru.json")
 like "regression of fault-free\.pages_per_sec" "$T/lru.txt" \
@@ -167,7 +178,7 @@ like "regression of fault-free\.pages_per_sec" "$T/lru.txt" \
 ok "report.txt carries the JSON's %change ($CHG%)" sh -c \
     "grep -F -- \"\$(printf '%+.1f%%' '$CHG')\" '$T/lru.txt'"
 like "class: +2s-2n-" "$T/lru.txt" "report.txt: the machine"
-like "kperfci .*submit ${LRU_URL} --wait" "$T/lru.txt" "report.txt: how to reproduce"
+like "kperfci .*submit '${LRU_URL}' --wait" "$T/lru.txt" "report.txt: how to reproduce (the URL shell-quoted)"
 like "Verdict: <strong>regression</strong>" "$T/lru.html" "page: regression"
 like "Verdict: <strong>no change</strong>" "$T/noop.html" "page: no change"
 ok "page carries the JSON's %change" sh -c \
