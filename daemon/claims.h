@@ -111,6 +111,7 @@ struct claim_row {
 	int		 better;
 	double		 change_pct, ci_lo, ci_hi;	/* % */
 	double		 cv_pct;	/* per-boot %stddev (pooled) */
+	double		 alpha;		/* the level the row was tested at */
 	int		 exercised;	/* 0: the changed code never ran */
 };
 

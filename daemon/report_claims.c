@@ -6,7 +6,9 @@
  *
  * The boots a claim needs come from the boot-to-boot spread its row showed
  * in this comparison (the pooled %stddev of the per-boot means of both
- * sides), at the comparison's level alpha and 95 % power.
+ * sides), at the level the row was tested at (its share of the
+ * comparison's alpha at that look) and 95 % power, for the t test on
+ * per-boot means the statistics use.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -91,6 +93,9 @@ report_claims_rows(const struct report *r, size_t *n)
 			    s->base.pct_stddev + s->test.pct_stddev *
 			    s->test.pct_stddev) / 2);
 			c->exercised = strcmp(v, "not exercised") != 0;
+			c->alpha = isfinite(s->alpha_look) &&
+			    s->alpha_look > 0 ? s->alpha_look :
+			    r->result.opts.alpha;
 		}
 	}
 	*n = rc->nrows;
@@ -118,8 +123,7 @@ report_claim_view(const struct report *r, size_t i,
 	v->boots = -1;
 	if (v->row && v->k.has_expected && isfinite(v->row->cv_pct))
 		v->boots = claims_boots_needed(v->row->cv_pct,
-		    v->k.expected_pct, r->result.opts.alpha,
-		    REPORT_CLAIMS_POWER);
+		    v->k.expected_pct, v->row->alpha, REPORT_CLAIMS_POWER);
 }
 
 static const char *

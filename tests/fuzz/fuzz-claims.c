@@ -20,11 +20,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct claim_row rows[] = {
 		{ "fault-free", "mode=shmem,tasks=all,ntasks=4", "pages_per_sec",
-		    "improvement", 1, 12, 8, 16, 1.5, 1 },
+		    "improvement", 1, 12, 8, 16, 1.5, 0.01, 1 },
 		{ "swap-memhog", "groups=4,ntasks=4", "wall_sec", "no change",
-		    -1, -0.5, -2, 1, 1, 1 },
+		    -1, -0.5, -2, 1, 1, 0.01, 1 },
 		{ "lock-contention", "lock=lru_lock,ntasks=4", "wait_share",
-		    "regression", -1, 30, 20, 40, 5, 0 },
+		    "regression", -1, 30, 20, 40, 5, 0.01, 0 },
 	};
 	struct claims cs = { 0 };
 	char *s = malloc(size + 1);

@@ -77,11 +77,11 @@ test_check(void)
 	    .has_change = 1, .change_pct = 30 };
 	struct claim_row rows[] = {
 		{ "fault-free", "mode=shmem,tasks=node,ntasks=2",
-		    "pages_per_sec", "improvement", 1, 14, 10, 18, 1, 1 },
+		    "pages_per_sec", "improvement", 1, 14, 10, 18, 1, 0.01, 1 },
 		{ "fault-free", "mode=shmem,tasks=all,ntasks=4",
-		    "pages_per_sec", "improvement", 1, 28, 25, 33, 1, 1 },
+		    "pages_per_sec", "improvement", 1, 28, 25, 33, 1, 0.01, 1 },
 		{ "swap-memhog", "groups=4,ntasks=4", "wall_sec", "no change",
-		    -1, 0.2, -1.5, 1.8, 1, 1 },
+		    -1, 0.2, -1.5, 1.8, 1, 0.01, 1 },
 	};
 	struct claim_check k;
 
