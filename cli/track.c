@@ -114,12 +114,15 @@ cmd_track_run(int argc, char **argv)
 {
 	const char *name = track_arg(argc, argv, "track run NAME");
 	char path[512];
-	json_t *o;
+	json_t *o, *body;
 
 	if (!name)
 		return 2;
 	snprintf(path, sizeof(path), "/api/v1/tracks/%s/runs", name);
-	if (!(o = client_json("POST", path, json_object(), NULL)))
+	body = json_object();
+	o = client_json("POST", path, body, NULL);
+	json_decref(body);
+	if (!o)
 		return 1;
 	printf("run %lld%s\n", (long long)json_integer_value(
 	    json_object_get(o, "id")), json_is_true(json_object_get(o,
