@@ -2117,11 +2117,11 @@ report_cache_clear(void)
 	pthread_mutex_unlock(&report_lock);
 }
 
-/* Runs the statistics and the profile diff over the stored samples of c
-   (report_lock held). */
+/* Runs the statistics (with_stats) and the profile diff over the stored
+   samples of c (report_lock held). */
 static int
 report_compute_samples(struct db *db, struct report *r,
-    const struct sched_comparison *c)
+    const struct sched_comparison *c, int with_stats)
 {
 	struct buf bs = BUF_INIT(STATS_MAX_FILE), ts = BUF_INIT(STATS_MAX_FILE);
 	struct buf err = BUF_INIT(1024);
@@ -2129,6 +2129,8 @@ report_compute_samples(struct db *db, struct report *r,
 	json_t *bp = NULL, *tp = NULL;
 	int rc = -1;
 
+	if (!with_stats)
+		goto profiles;
 	report_ncomputed++;
 	if (sched_side_jsonl(db, c->id, "base", &bs) < 0 ||
 	    sched_side_jsonl(db, c->id, "patched", &ts) < 0) {
@@ -2139,6 +2141,7 @@ report_compute_samples(struct db *db, struct report *r,
 	if ((bs.len || ts.len) && report_compute(r, bs.data, bs.len, ts.data,
 	    ts.len, &opts, &err) < 0)
 		log_warnx("report: comparison %lld: %s", c->id, err.data);
+profiles:
 	if (sched_side_profiles(db, c->id, "base", &bp) == 0 &&
 	    sched_side_profiles(db, c->id, "patched", &tp) == 0)
 		report_set_profiles(r, bp, tp);
@@ -2273,16 +2276,19 @@ report_load_final(struct db *db, struct report *r,
 		locked = 1;
 		free(res);
 		free(prof);
+		res = prof = NULL;
 		if (db_report_stored(db, c->id, &res, &prof) < 0)
 			goto out;
 	}
 	if (!res || !prof) {
-		if (report_compute_samples(db, r, c) < 0)
+		/* the scheduler's stored result needs only the profiles */
+		if (report_compute_samples(db, r, c, res == NULL) < 0)
 			goto out;
 		report_to_text(r, &nres, &nprof);
 		report_drop_result(r);
 		free(res);
 		free(prof);
+		res = prof = NULL;
 		if (db_report_store(db, c->id, nres, nprof) < 0 ||
 		    db_report_stored(db, c->id, &res, &prof) < 0)
 			goto out;
@@ -2318,7 +2324,7 @@ report_load_live(struct db *db, struct report *r,
 		    !strcmp(report_cache[i].key, key))
 			e = &report_cache[i];
 	if (!e) {
-		if (report_compute_samples(db, r, c) < 0)
+		if (report_compute_samples(db, r, c, 1) < 0)
 			goto out;
 		report_to_text(r, &res, &prof);
 		report_drop_result(r);
