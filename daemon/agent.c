@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
@@ -282,6 +284,93 @@ agent_kernel_add_file(struct db *db, const char *path, const char *note,
 	}
 	rc = agent_kernel_add(db, b.data, b.len, note, id, err);
 	buf_release(&b);
+	return rc;
+}
+
+/* Hashes fd[0..len) and, when out >= 0, copies it there; 0 or -1. */
+static int
+agent_kernel_pass(int fd, size_t len, int out, char sha[65])
+{
+	struct sha256 ctx;
+	unsigned char md[32];
+	char *chunk = xmalloc(1u << 20);
+	size_t off = 0, i;
+	ssize_t n;
+	int rc = -1;
+
+	sha256_init(&ctx);
+	while (off < len) {
+		n = pread(fd, chunk, len - off < (1u << 20) ? len - off :
+		    (1u << 20), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto out;
+		sha256_update(&ctx, chunk, n);
+		if (out >= 0 && write(out, chunk, n) != n)
+			goto out;
+		off += n;
+	}
+	sha256_final(&ctx, md);
+	for (i = 0; i < 32; i++)
+		snprintf(sha + 2 * i, 3, "%02x", md[i]);
+	rc = 0;
+out:
+	free(chunk);
+	return rc;
+}
+
+int
+agent_kernel_add_fd(struct db *db, int fd, size_t len, const char *note,
+    long long *id, struct buf *err)
+{
+	char sha[65], hdr[4], *dir = NULL, *rel = NULL, *path = NULL,
+	    *tmp = NULL;
+	struct stat st;
+	int out = -1, rc = -1;
+
+	if (len < 0x210 || pread(fd, hdr, 4, 0x202) != 4 ||
+	    memcmp(hdr, "HdrS", 4) != 0) {
+		buf_addstr(err, "kernel: not a bzImage (no \"HdrS\" setup "
+		    "header at offset 0x202)");
+		return -1;
+	}
+	if (agent_kernel_pass(fd, len, -1, sha) < 0) {
+		buf_addf(err, "kernel: reading the upload: %s",
+		    strerror(errno));
+		return -1;
+	}
+	dir = xasprintf("%s/kernels", app.data_dir);
+	rel = xasprintf("kernels/%s.bzImage", sha);
+	path = xasprintf("%s/%s", app.data_dir, rel);
+	tmp = xasprintf("%s.XXXXXX", path);
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		buf_addf(err, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	/* a unique temporary name: parallel uploads of one image race */
+	if (stat(path, &st) == -1 || (size_t)st.st_size != len) {
+		if ((out = mkostemp(tmp, O_CLOEXEC)) < 0 ||
+		    agent_kernel_pass(fd, len, out, sha) < 0 ||
+		    fsync(out) < 0 || rename(tmp, path) < 0) {
+			buf_addf(err, "%s: %s", path, strerror(errno));
+			unlink(tmp);
+			goto out;
+		}
+	}
+	if (db_kernel_insert(db, sha, (long long)len, rel, NULL, note,
+	    id) == -1) {
+		buf_addstr(err, "kernel: could not be recorded");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (out >= 0)
+		close(out);
+	free(dir);
+	free(rel);
+	free(path);
+	free(tmp);
 	return rc;
 }
 

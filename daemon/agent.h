@@ -74,6 +74,10 @@ int	agent_kernel_add(struct db *, const void *data, size_t len,
 	    const char *note, long long *id, struct buf *err);
 int	agent_kernel_add_file(struct db *, const char *path, const char *note,
 	    long long *id, struct buf *err);
+/* The same from the first len bytes of an open file (an upload the HTTP
+   server spooled), read in chunks: never the whole image in memory. */
+int	agent_kernel_add_fd(struct db *, int fd, size_t len, const char *note,
+	    long long *id, struct buf *err);
 
 /* "2s-2n-4c-1a2b3c4d": sockets, nodes, CPUs, hash of the CPU model. */
 char	*agent_class(const json_t *topology);

@@ -309,16 +309,26 @@ static int
 api_kernel_post(struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT(1024);
-	char sha[65];
-	long long id;
+	char sha[65], *ksha = NULL, *rel = NULL;
+	long long id, size;
 
-	if (agent_kernel_add(req->db, req->body.data, req->body.len,
-	    http_query(req, "note"), &id, &err) == -1) {
+	/* a spooled upload is streamed from its file, never mapped */
+	if ((req->body_fd >= 0 ? agent_kernel_add_fd(req->db, req->body_fd,
+	    req->body.len, http_query(req, "note"), &id, &err) :
+	    agent_kernel_add(req->db, req->body.data, req->body.len,
+	    http_query(req, "note"), &id, &err)) == -1) {
 		http_reply_error(resp, 400, "%s", err.data);
 		buf_release(&err);
 		return 0;
 	}
-	sha256_hex(req->body.data, req->body.len, sha);
+	/* the stored image's sha256 (the same bytes, hashed once) */
+	if (db_kernel_get(req->db, id, &ksha, &size, &rel) == 0 && ksha &&
+	    strlen(ksha) == 64)
+		memcpy(sha, ksha, 65);
+	else
+		snprintf(sha, sizeof(sha), "%s", "");
+	free(ksha);
+	free(rel);
 	buf_release(&err);
 	return http_reply_json(resp, 201, json_pack("{s:I,s:s,s:I}", "id", id,
 	    "sha256", sha, "size", (long long)req->body.len));
@@ -481,7 +491,7 @@ const struct route api_agent_routes[] = {
 	    PROTO_MAX_BODY },
 	{ "GET", "/api/v1/kernels/{id}/bzImage", api_kernel_get, 0, 0 },
 	{ "POST", "/api/v1/kernels", api_kernel_post,
-	    ROUTE_ADMIN | ROUTE_BINARY, KERNEL_UPLOAD_MAX },
+	    ROUTE_ADMIN | ROUTE_BINARY | ROUTE_BODY_FD, KERNEL_UPLOAD_MAX },
 	{ "GET", "/api/v1/agents", api_agents, 0, 0 },
 	{ "POST", "/api/v1/jobs", api_job_post, ROUTE_ADMIN,
 	    2 * PROTO_MAX_MATRIX },

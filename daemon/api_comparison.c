@@ -117,7 +117,9 @@ api_comparison_series_json(struct db *db, long long series_id, json_t *obj)
 }
 
 const struct route api_comparison_routes[] = {
-	{ "GET", "/api/v1/series/{id}/comparison", api_comparison_get, 0, 0 },
-	{ "GET", "/series/{id}/report.txt", api_comparison_text, 0, 0 },
+	{ "GET", "/api/v1/series/{id}/comparison", api_comparison_get,
+	    ROUTE_CACHE, 0 },
+	{ "GET", "/series/{id}/report.txt", api_comparison_text,
+	    ROUTE_CACHE, 0 },
 	{ NULL, NULL, NULL, 0, 0 }
 };

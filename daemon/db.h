@@ -32,6 +32,13 @@ int	 db_begin(struct db *);
 int	 db_commit(struct db *);
 int	 db_rollback(struct db *);
 /* Runs SQL text with no parameters (several statements allowed). */
+/*
+ * A number that changes whenever anything in the store changes (another
+ * connection's commit or this connection's own write): what a response
+ * computed from the store may be cached under (http_cache.c).  In
+ * db_report.c.  0 or -1.
+ */
+int	 db_data_version(struct db *, unsigned long long *v);
 int	 db_exec(struct db *, const char *sql);
 
 /*

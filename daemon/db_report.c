@@ -80,3 +80,23 @@ db_report_store(struct db *db, long long cid, const char *result,
 	sqlite3_bind_int64(st, 3, cid);
 	return db_step_done(db, st, "store a comparison's result");
 }
+
+int
+db_data_version(struct db *db, unsigned long long *v)
+{
+	sqlite3 *h = db_handle(db);
+	sqlite3_stmt *st;
+	int rc;
+
+	/* data_version moves with other connections' commits, total_changes
+	   with this one's own */
+	if (sqlite3_prepare_v2(h, "PRAGMA data_version", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return error("db: %s", sqlite3_errmsg(h));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = ((unsigned long long)sqlite3_column_int64(st, 0) << 32) ^
+		    (unsigned long long)sqlite3_total_changes64(h);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : error("db: %s", sqlite3_errmsg(h));
+}

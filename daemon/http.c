@@ -28,6 +28,7 @@
 
 #include "daemon/html.h"
 #include "daemon/http.h"
+#include "daemon/http_cache.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -60,6 +61,7 @@ http_req_init(struct http_req *r, const char *method, const char *path,
 	r->method = xstrdup(method);
 	r->path = xstrdup(path);
 	buf_init(&r->body, max_body);
+	r->body_fd = -1;
 }
 
 void
@@ -459,8 +461,8 @@ http_route_match(const struct route *const *tables, struct http_req *r,
 }
 
 size_t
-http_route_max_body(const struct route *const *tables, const char *method,
-    const char *path, size_t dflt)
+http_route_limits(const struct route *const *tables, const char *method,
+    const char *path, size_t dflt, unsigned *flags)
 {
 	struct http_req tmp;
 	const struct route *rt;
@@ -471,8 +473,18 @@ http_route_max_body(const struct route *const *tables, const char *method,
 	rt = http_route_match(tables, &tmp, &st);
 	if (rt && rt->max_body > max)
 		max = rt->max_body;
+	*flags = rt ? rt->flags : 0;
 	http_req_release(&tmp);
 	return max;
+}
+
+size_t
+http_route_max_body(const struct route *const *tables, const char *method,
+    const char *path, size_t dflt)
+{
+	unsigned flags;
+
+	return http_route_limits(tables, method, path, dflt, &flags);
 }
 
 static int
@@ -521,7 +533,7 @@ http_route_dispatch(const struct route *const *tables, struct http_req *r,
 	}
 	if (!tables && http_route_guard && http_route_guard(r, rt, resp) < 0)
 		goto out;
-	rc = rt->handler(r, resp);
+	rc = http_cache_call(rt, r, resp);
 	if (resp->status == 0) {
 		if (rc < 0)
 			http_error_for(r, rt, resp, 500, "internal error (see "
@@ -565,6 +577,7 @@ struct http_conn {
 	size_t	 held;			/* bytes counted in s->inflight */
 	size_t	 received;
 	int	 spool;			/* -1, or the body's unnamed file */
+	unsigned flags;			/* the route's */
 	void	*map;			/* the spool mapped while dispatched */
 	size_t	 maplen;
 };
@@ -731,13 +744,20 @@ http_body_chunk(struct http_server *s, struct http_conn *hc,
 
 /*
  * Shows a spooled body to the handler as req->body, mapped read-only with
- * a NUL after it (as a buf's data has).  -1 (logged) on failure.
+ * a NUL after it (as a buf's data has), or as req->body_fd for a
+ * ROUTE_BODY_FD route.  -1 (logged) on failure.
  */
 static int
 http_body_map(struct http_conn *hc)
 {
 	if (hc->spool < 0)
 		return 0;
+	if (hc->flags & ROUTE_BODY_FD) {
+		/* the handler streams it from the file */
+		hc->req.body_fd = hc->spool;
+		hc->req.body.len = hc->received;
+		return 0;
+	}
 	if (http_write_all(hc->spool, "", 1) < 0) {
 		log_warn("http: spooling a body");
 		return -1;
@@ -757,6 +777,10 @@ http_body_map(struct http_conn *hc)
 static void
 http_body_unmap(struct http_conn *hc)
 {
+	if (hc->req.body_fd >= 0) {
+		hc->req.body_fd = -1;
+		hc->req.body.len = 0;
+	}
 	if (!hc->map)
 		return;
 	munmap(hc->map, hc->maplen);
@@ -804,8 +828,8 @@ http_begin(struct http_server *s, struct MHD_Connection *c,
 	enum MHD_Result ret;
 	size_t max;
 
-	max = http_route_max_body(s->opts.tables, method, url,
-	    s->opts.max_body);
+	max = http_route_limits(s->opts.tables, method, url,
+	    s->opts.max_body, &hc->flags);
 	http_req_init(&hc->req, method, url, max);
 	hc->spool = -1;
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, http_collect,

@@ -63,6 +63,9 @@ struct http_req {
 	struct http_kv *headers;
 	size_t	 nheaders;
 	struct buf body;
+	int	 body_fd;		/* ROUTE_BODY_FD routes: the spooled
+					   body (body.len bytes, body.data
+					   NULL), else -1 */
 	struct http_kv params[HTTP_MAX_PARAMS];	/* from the route pattern */
 	size_t	 nparams;
 	const char *peer;		/* "127.0.0.1" or NULL */
@@ -94,6 +97,12 @@ struct route {
 #define ROUTE_AGENT	0x4	/* POST: the handler checks an agent token */
 #define ROUTE_FORM	0x8	/* POST: a web form with a CSRF token */
 #define ROUTE_BINARY	0x10	/* POST: application/octet-stream too */
+#define ROUTE_CACHE	0x20	/* a GET whose 200 depends on the store and
+				   Host only: kept until the store changes
+				   (http_cache.h) */
+#define ROUTE_BODY_FD	0x40	/* a body that went to the spool stays a
+				   file (req->body_fd), never mapped: for
+				   handlers that stream it */
 
 /* ---- requests and responses ------------------------------------------ */
 
@@ -185,6 +194,10 @@ void	 http_route_dispatch(const struct route *const *tables,
 /* The largest body a request for (method, path) may carry. */
 size_t	 http_route_max_body(const struct route *const *tables,
 	    const char *method, const char *path, size_t dflt);
+/* The same, and the route's flags (0 when no route matches). */
+size_t	 http_route_limits(const struct route *const *tables,
+	    const char *method, const char *path, size_t dflt,
+	    unsigned *flags);
 
 /* ---- the server ------------------------------------------------------ */
 

@@ -24,6 +24,7 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/http.h"
+#include "daemon/http_cache.h"
 #include "daemon/pipeline.h"
 #include "daemon/track.h"
 #include "daemon/watch.h"
@@ -177,6 +178,7 @@ main(int argc, char **argv)
 	    "per_ip_connections");
 	ho.timeout = config_int(&app.cfg, "http", NULL, "timeout");
 	kperfcid_nofile(ho.max_connections);
+	http_cache_size(config_int(&app.cfg, "http", NULL, "cache"));
 	srv = http_start(&ho);
 	if (!srv || watch_start() < 0) {
 		if (srv)

@@ -409,7 +409,7 @@ ui_static(struct http_req *req, struct http_resp *resp)
 const struct route ui_routes[] = {
 	{ "GET", "/", ui_index, ROUTE_HTML, 0 },
 	{ "POST", "/submit", ui_submit, ROUTE_HTML | ROUTE_FORM, 0 },
-	{ "GET", "/series/{id}", ui_series, ROUTE_HTML, 0 },
+	{ "GET", "/series/{id}", ui_series, ROUTE_HTML | ROUTE_CACHE, 0 },
 	{ "GET", "/static/{file}", ui_static, ROUTE_HTML, 0 },
 	{ NULL, NULL, NULL, 0, 0 }
 };

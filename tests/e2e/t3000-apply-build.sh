@@ -87,6 +87,22 @@ curl -s "$KD_URL/api/v1/builds/$PB/bzImage" >"$T/bz"
 is "$(sha256sum <"$T/bz" | cut -d' ' -f1)" "$(jq -r .builds.patched.sha256 "$T/s.json")" \
     "served bzImage matches the recorded sha256"
 like "^ten$" "$T/bz" "patched bzImage built from the patched source"
+# artifacts are sent from a descriptor: byte for byte what the build left,
+# and never through a symlink planted in the build directory
+KEY=$(curl -s "$KD_URL/api/v1/builds/$PB" | jq -r .key)
+for a in bzImage System.map config build.log; do
+	[ -f "$T/var/builds/b/$KEY/$a" ] || continue
+	curl -s -o "$T/art" "$KD_URL/api/v1/builds/$PB/$a"
+	ok "$a served byte for byte" cmp "$T/art" "$T/var/builds/b/$KEY/$a"
+done
+cp "$T/var/builds/b/$KEY/build.log" "$T/build.log.saved"
+ln -sf /etc/hostname "$T/var/builds/b/$KEY/build.log"
+is "$(curl -s -o "$T/art" -w '%{http_code}' \
+    "$KD_URL/api/v1/builds/$PB/build.log")" 404 \
+    "a symlinked artifact is not followed (404)"
+like "not a regular file" "$T/art" "and the 404 says why"
+rm -f "$T/var/builds/b/$KEY/build.log"
+cp "$T/build.log.saved" "$T/var/builds/b/$KEY/build.log"
 is "$(jq -r .builds.patched.compiled "$T/s.json")" 1 "patched build compiled one file"
 curl -s "$KD_URL/builds/$PB" >"$T/b.html"
 like "incremental from" "$T/b.html" "build page shows its base build"

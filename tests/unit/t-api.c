@@ -12,6 +12,7 @@
 #include "daemon/auth.h"
 #include "daemon/db.h"
 #include "daemon/http.h"
+#include "daemon/http_cache.h"
 #include "daemon/limits.h"
 #include "daemon/pipeline.h"
 #include "lib/buf.h"
@@ -264,6 +265,37 @@ test_quota(void)
 	buf_release(&m);
 }
 
+/*
+ * The response cache: a repeated GET of the list is answered from it, and
+ * any change to the store (here a new series) retires it at once.
+ */
+static void
+test_response_cache(void)
+{
+	unsigned long h0, m0, h1, m1;
+	struct res a, b, c;
+	long long id;
+
+	a = call("GET", "/api/v1/series?limit=5", NULL, NULL, 0);
+	http_cache_stats(&h0, &m0);
+	b = call("GET", "/api/v1/series?limit=5", NULL, NULL, 0);
+	http_cache_stats(&h1, &m1);
+	ok(h1 == h0 + 1 && m1 == m0, "a repeated GET is a cache hit");
+	is_str(b.body, a.body, "with the same answer");
+	res_free(&b);
+	b = post_json("{\"url\": \"http://127.0.0.1:9/linux-mm/"
+	    "cache@example.org/\"}");
+	id = json_id(b.body);
+	c = call("GET", "/api/v1/series?limit=5", NULL, NULL, 0);
+	http_cache_stats(&h1, &m1);
+	ok(m1 == m0 + 1, "after a new series the next GET is a miss");
+	ok(id > 0 && strstr(c.body, "\"queued\"") && strcmp(c.body, a.body),
+	    "and lists it (nothing stale served)");
+	res_free(&a);
+	res_free(&b);
+	res_free(&c);
+}
+
 static void
 test_submit_url(void)
 {
@@ -482,6 +514,7 @@ main(void)
 	test_limit();
 	test_rate_limit();
 	test_quota();
+	test_response_cache();
 	app_db_close_thread();
 	app_release();
 	config_release(&app.cfg);

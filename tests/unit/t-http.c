@@ -239,6 +239,28 @@ h_sum(struct http_req *req, struct http_resp *resp)
 	    "nul", req->body.data && req->body.data[req->body.len] == '\0'));
 }
 
+/* A ROUTE_BODY_FD route: a spooled body arrives as a file. */
+static int
+h_fdsum(struct http_req *req, struct http_resp *resp)
+{
+	unsigned long long sum = 0;
+	unsigned char c[4096];
+	size_t off = 0, i;
+	ssize_t n;
+
+	if (req->body_fd < 0)
+		return http_reply_json(resp, 200, json_pack("{s:b}", "fd", 0));
+	while (off < req->body.len && (n = pread(req->body_fd, c, sizeof(c),
+	    off)) > 0) {
+		for (i = 0; i < (size_t)n; i++)
+			sum = sum * 31 + c[i];
+		off += n;
+	}
+	return http_reply_json(resp, 200, json_pack("{s:b,s:I,s:I,s:b}", "fd",
+	    1, "len", (json_int_t)off, "sum", (json_int_t)(sum >> 1), "data",
+	    req->body.data != NULL));
+}
+
 static char file_path[64];
 
 static int
@@ -255,6 +277,7 @@ static const struct route server_routes[] = {
 	{ "POST", "/upload", h_echo, 0, 4096 },
 	{ "POST", "/big", h_sum, 0, 8u << 20 },
 	{ "GET", "/file", h_file, 0, 0 },
+	{ "POST", "/fdbody", h_fdsum, ROUTE_BODY_FD, 8u << 20 },
 	{ NULL, NULL, NULL, 0, 0 }
 };
 static const struct route *const server_tables[] = { server_routes, NULL };
@@ -407,6 +430,14 @@ test_server_bounds(void)
 	is_int(http_inflight(srv), 0, "nothing held once requests end");
 	is_int(fetch(port, "POST", "/big", big, n, 0, &out), 200,
 	    "and the next body fits again");
+	for (i = 0; i < 100 && http_inflight(srv); i++)
+		usleep(20000);
+	is_int(fetch(port, "POST", "/fdbody", big, n, 0, &out), 200,
+	    "a ROUTE_BODY_FD route takes a 2 MiB body");
+	snprintf(exp, sizeof(exp), "\"fd\": true,\n \"len\": %zu,\n "
+	    "\"sum\": %llu,\n \"data\": false", n, checksum(big, n));
+	ok(out.data && strstr(out.data, exp), "as a file, never mapped (%s)",
+	    out.data ? out.data : "");
 
 	snprintf(file_path, sizeof(file_path), "%s/artifact", spool);
 	fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
