@@ -45,6 +45,7 @@ CLI_SRC	   := $(filter-out cli/kperfci.c,$(wildcard cli/*.c))
 AGENT_SRC  := $(filter-out agents/kperfci-agent.c,$(wildcard agents/*.c))
 LOAD_SRC   := $(filter-out agents/load/kperfci-load.c,$(wildcard agents/load/*.c))
 UNIT_SRC   := $(wildcard tests/unit/t-*.c)
+BENCH_SRC  := $(wildcard tests/bench/*.c)
 
 obj = $(patsubst %.c,$(OUT)/%.o,$(1))
 
@@ -57,8 +58,9 @@ ARCHIVES = $(DAEMON_A) $(CLI_A) $(AGENT_A) $(LOAD_A) $(LIB_A)
 
 PROGS	 = $(BIN)/kperfcid $(BIN)/kperfci $(BIN)/kperfci-agent $(BIN)/kperfci-load
 UNITS	 = $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRC))
+BENCHES	 = $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRC))
 
-all: $(PROGS) $(UNITS)
+all: $(PROGS) $(UNITS) $(BENCHES)
 
 $(OUT)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -111,6 +113,12 @@ $(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A)
 $(OUT)/tests/%: $(OUT)/tests/unit/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) $(LOAD_A) \
+	    $(LIB_A) $(PKG_LIBS) -lpthread -lm
+
+# Benchmark helpers (tests/bench/*.c: store generators, load clients).
+$(OUT)/bench/%: $(OUT)/tests/bench/%.o $(ARCHIVES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) \
 	    $(LIB_A) $(PKG_LIBS) -lpthread -lm
 
 # ---- tests ---------------------------------------------------------------
@@ -168,7 +176,8 @@ fuzz: fuzz-build
 # ---- benchmarks ----------------------------------------------------------
 
 bench-%: all
-	KPERFCI_BIN=$(CURDIR)/$(BIN) tests/bench/$*.sh
+	KPERFCI_BIN=$(CURDIR)/$(BIN) KPERFCI_BENCH=$(CURDIR)/$(OUT)/bench \
+	    tests/bench/$*.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kperfci
