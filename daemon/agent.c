@@ -4,8 +4,8 @@
  * scheduler uses.  The SQL is in db_agent.c, the routes in api_agent.c.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
