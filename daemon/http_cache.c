@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/db.h"
 #include "daemon/http_cache.h"
@@ -19,6 +20,7 @@ struct http_cache_entry {
 	char	*key;
 	unsigned hash;
 	unsigned long gen;
+	time_t	 born;				/* monotonic seconds */
 	const char *ctype;			/* static, as in http_resp */
 	char	*body;
 	size_t	 len;
@@ -112,15 +114,25 @@ hc_drop(struct http_cache_entry *e)
 	free(e);
 }
 
+static time_t
+hc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
 /* The entry for key, dropping stale ones met on the way (lock held). */
 static struct http_cache_entry *
 hc_find(const char *key, unsigned hash)
 {
 	struct http_cache_entry *e = hc_buckets[hash % HTTP_CACHE_BUCKETS], *n;
+	time_t now = hc_now();
 
 	for (; e; e = n) {
 		n = e->hnext;
-		if (e->gen != hc_gen)
+		if (e->gen != hc_gen || now - e->born >= HTTP_CACHE_MAX_AGE)
 			hc_drop(e);
 		else if (e->hash == hash && !strcmp(e->key, key))
 			return e;
@@ -147,6 +159,7 @@ hc_put(char *key, unsigned hash, unsigned long gen,
 	e->key = key;
 	e->hash = hash;
 	e->gen = gen;
+	e->born = hc_now();
 	e->ctype = resp->content_type;
 	e->len = resp->body.len;
 	e->body = xmalloc(e->len + 1);

@@ -2,10 +2,12 @@
  * http_cache: GET responses computed from the store, kept until the store
  * changes.  A route opts in with ROUTE_CACHE (http.h); its 200 answers are
  * kept under (path, query, Host) and served again while nothing in the
- * store has changed.  Only for routes that render nothing but what the
- * store holds: no clock, no request header besides Host, no per-client
- * data (a CSRF token, a session) in the body.  Today: the series list, a
- * series, its page, its comparison JSON and report.txt.
+ * store has changed, for HTTP_CACHE_MAX_AGE seconds at most.  Only for
+ * routes that render nothing but what the store holds: no request header
+ * besides Host, no per-client data (a session) in the body, and nothing
+ * that goes stale faster than the maximum age (the series page's CSRF
+ * token lives an hour or two: auth.c).  Today: the series list, a series,
+ * its page, its comparison JSON and report.txt.
  *
  * DESIGN: the store's version is per connection (db_data_version: another
  * connection's commits and this one's own writes), and every HTTP thread
@@ -28,6 +30,7 @@
 
 #define HTTP_CACHE_SLOTS	4096
 #define HTTP_CACHE_BYTES	(64u << 20)
+#define HTTP_CACHE_MAX_AGE	300	/* seconds */
 
 /*
  * Calls rt's handler, or answers from the cache.  Routes without
