@@ -7,6 +7,7 @@
 #   make DEVELOPER=1     adds -Werror
 #   make SANITIZE=address,undefined   objects and binaries under build/san/
 #   make fuzz            libFuzzer targets over every parser of outside input
+#                        (FUZZ_SECONDS=600 per target: the longer campaign)
 #   make bench-build, bench-load, bench-stats   benchmarks that print figures
 #
 # Sources are found by wildcard: a new daemon/foo.c is part of the daemon.
@@ -157,20 +158,48 @@ FUZZ_SECONDS ?= 60
 fuzz-build:
 	$(MAKE) OUT=$(FUZZ_OUT) BIN=$(FUZZ_OUT)/bin CC=clang \
 	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
-	    $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libkperfci.a $(FUZZ_OUT)/libagent.a
+	    $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libcli.a $(FUZZ_OUT)/libagent.a \
+	    $(FUZZ_OUT)/libload.a $(FUZZ_OUT)/libkperfci.a
 	for f in $(FUZZ_SRC); do \
 	    n=$$(basename $$f .c); \
 	    clang -std=gnu11 -O1 -g -I. -D_GNU_SOURCE $(PKG_CFLAGS) \
 	        -fsanitize=fuzzer,address,undefined -o $(FUZZ_OUT)/$$n $$f \
-	        $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libagent.a \
+	        $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libcli.a \
+	        $(FUZZ_OUT)/libagent.a $(FUZZ_OUT)/libload.a \
 	        $(FUZZ_OUT)/libkperfci.a $(PKG_LIBS) -lpthread -lm || exit 1; \
 	done
 
+# make fuzz [FUZZ_SECONDS=600] [FUZZ=fuzz-mbox]: each target in turn from its
+# kept corpus (tests/fuzz/corpus/NAME, read only) plus a scratch one
+# (build/fuzz/corpus/NAME); crashes, timeouts (> FUZZ_TIMEOUT s per input)
+# and leaks land in build/fuzz/artifacts/NAME/.  Every target runs; the
+# failing ones are named at the end.  make fuzz-merge then minimises the
+# scratch corpus into the kept one (-merge=1: only inputs adding coverage).
+FUZZ	?= $(notdir $(FUZZ_BINS))
+FUZZ_TIMEOUT ?= 10
+FUZZ_FLAGS = -max_len=65536 -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048
+
 fuzz: fuzz-build
-	for f in $(FUZZ_BINS); do \
-	    n=$$(basename $$f); mkdir -p $(FUZZ_OUT)/corpus/$$n; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	        $(FUZZ_OUT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	@fail=; for n in $(FUZZ); do \
+	    mkdir -p $(FUZZ_OUT)/corpus/$$n $(FUZZ_OUT)/artifacts/$$n \
+	        tests/fuzz/corpus/$$n; \
+	    echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	    nice $(FUZZ_OUT)/$$n -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) \
+	        -artifact_prefix=$(FUZZ_OUT)/artifacts/$$n/ \
+	        $(FUZZ_OUT)/corpus/$$n tests/fuzz/corpus/$$n \
+	        2>$(FUZZ_OUT)/$$n.log || fail="$$fail $$n"; \
+	    grep -E '^Done|^==[0-9]+==ERROR|^SUMMARY' $(FUZZ_OUT)/$$n.log; \
+	done; \
+	if [ -n "$$fail" ]; then \
+	    echo "fuzz: findings in$$fail (build/fuzz/artifacts/, logs build/fuzz/*.log)"; \
+	    exit 1; fi
+
+fuzz-merge: fuzz-build
+	for n in $(FUZZ); do \
+	    mkdir -p $(FUZZ_OUT)/corpus/$$n tests/fuzz/corpus/$$n; \
+	    nice $(FUZZ_OUT)/$$n -merge=1 $(FUZZ_FLAGS) tests/fuzz/corpus/$$n \
+	        $(FUZZ_OUT)/corpus/$$n 2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new' \
+	        || exit 1; \
 	done
 
 # ---- benchmarks ----------------------------------------------------------
@@ -187,6 +216,6 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all deps unit e2e check run fuzz fuzz-build install clean
+.PHONY: all deps unit e2e check run fuzz fuzz-build fuzz-merge install clean
 
 -include $(shell find build -name '*.d' 2>/dev/null)
