@@ -111,7 +111,8 @@ track_parse_every(const char *v)
 
 	errno = 0;
 	n = strtol(v, &end, 10);
-	if (errno || end == v || n < 1 || n > 100000 || end[1] != '\0')
+	if (errno || end == v || n < 1 || n > 100000 || *end == '\0' ||
+	    end[1] != '\0')
 		return -1;
 	switch (*end) {
 	case 'm': return n * 60;

@@ -11,6 +11,7 @@
 
 #include "daemon/config.h"
 #include "daemon/track.h"
+#include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
 static int
@@ -57,6 +58,21 @@ test_config(void)
 	    "at 24:00 is refused");
 	is_int(check("[track \"n\"]\nevery = 6\n", &err), -1,
 	    "every needs a unit");
+	/* The unit is looked for without reading past the value's end (a
+	   value that ends the file, or a copy of exactly its length: ASan
+	   saw the byte after "6" read). */
+	is_int(check("[track \"n\"]\nevery = 6", &err), -1,
+	    "every needs a unit at the end of the file");
+	{
+		char *six = xstrdup("6");
+
+		buf_reset(&err);
+		is_int(track_check_every(six, &err), -1,
+		    "every = 6 (a copy of its length) is refused");
+		ok(strstr(err.data, "\"6\"") != NULL, "naming it (%s)",
+		    err.data);
+		free(six);
+	}
 	is_int(check("[track \"n\"]\nevery = 0h\n", &err), -1,
 	    "every must be positive");
 	is_int(check("[tree \"t\"]\npath = /x\n[track \"n\"]\ntree = t\n"
