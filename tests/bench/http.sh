@@ -33,6 +33,9 @@ CONNS=${CONNS:-64}
 PHASES=${PHASES:-throughput load}
 LOAD=$KPERFCI_BENCH/http-load
 TOKEN=bench-token-0123456789
+# kernel uploads: the admin (a trusted loopback client when no admin token
+# is configured) with an octet-stream body (daemon/auth.h)
+OCTET='Content-Type: application/octet-stream'
 ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 secs_since() { python3 -c "import sys,time; print('%.1f' % (time.time() - float(sys.argv[1])))" "$1"; }
@@ -137,7 +140,8 @@ case " $PHASES " in *" load "*)
 	pids=
 	while [ $i -lt 16 ]; do
 		curl -s -o /dev/null -w '%{http_code}\n' --data-binary \
-		    @"$T/kernel" "http://127.0.0.1:$PORT/api/v1/kernels" \
+		    @"$T/kernel" -H "$OCTET" \
+		    "http://127.0.0.1:$PORT/api/v1/kernels" \
 		    >>"$T/up" &
 		pids="$pids $!"
 		i=$((i + 1))
@@ -147,8 +151,9 @@ case " $PHASES " in *" load "*)
 	    awk '{ printf "%s%s x %s", sep, $1, $2; sep = ", " }')" \
 	    "(503: over max_inflight); RSS before $rss0, max during" \
 	    "$(sort -n "$T/rss" | tail -1) MB"
-	kid=$(curl -s --data-binary @"$T/kernel" \
+	kid=$(curl -s --data-binary @"$T/kernel" -H "$OCTET" \
 	    "http://127.0.0.1:$PORT/api/v1/kernels" | jq -r .id)
+	echo "a 60 MB kernel uploaded alone: id $kid; RSS peak so far $(hwm)"
 	: >"$T/rss"
 	i=0
 	pids=
