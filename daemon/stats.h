@@ -42,7 +42,7 @@
 #define STATS_DESIGN_BOOTS		6	/* the look the power is promised
 						   at: most of alpha is spent there */
 #define STATS_DEFAULT_RESAMPLES		2000
-#define STATS_DEFAULT_ALPHA		0.009	/* per comparison, over all looks */
+#define STATS_DEFAULT_ALPHA		0.008	/* per comparison, over all looks */
 #define STATS_DEFAULT_EQUIV_MARGIN	2.0	/* % */
 #define STATS_DEFAULT_NOCHANGE_HALFWIDTH 5.0	/* % */
 
