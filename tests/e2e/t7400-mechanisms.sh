@@ -1,0 +1,171 @@
+#!/bin/sh
+# t7400-mechanisms: every mechanism's calibration is caught by its own
+# suite, through the real pipeline (issue 8's "done when").  A real lore
+# (public-inbox), the 6.12 reference kernel, the daemon choosing the suites
+# from the files each series touches, two qemu agents (TCG with icount,
+# 2 sockets, 2 nodes) sharing the boots:
+#
+#   list-lru-delay     mm/list_lru.c     -> list-lru:    file-read and
+#                                          swap-memhog wall time regress
+#   split-queue-delay  mm/huge_memory.c  -> large-folio: page_fault1 with
+#                                          PMD THP regresses, its split
+#                                          queue lock waits in the lock
+#                                          contention table
+#   root-flush-delay   mm/workingset.c   -> memcg-flush: root-refault
+#                                          throughput regresses
+#
+# The agents emulate 4 cores per socket: the lock:contention_begin
+# tracepoint fires only when a third contender queues (the first waiter
+# spins on the pending bit untraced), so a per-node lock needs at least 3
+# vCPUs on its node to show in the lock contention table.
+#
+# Each series runs the runs of its suite that measure the mechanism (and
+# the suite's lock contention pass), submitted with --matrix: the suite the
+# touched files choose is still listed with why.
+#
+# For each: the suite chosen and why, the changed functions exercised, the
+# expected rows called a regression, and no primary row of code that ran
+# called an improvement (a pure delay cannot make anything faster).
+#
+# Heavy: three incremental builds and BOOTS boots per side of each suite
+# (about a minute each under TCG), on two agents at once.
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+. "$SRC/tests/agent-lib.sh"
+. "$SRC/tests/pi-lib.sh"
+. "$SRC/tests/kernel-lib.sh"
+
+for c in qemu-system-x86_64 public-inbox-httpd bwrap jq; do
+	command -v $c >/dev/null || skip_all "$c not installed"
+done
+[ -x /bin/busybox ] || skip_all "busybox-static not installed"
+[ -r "$KERNEL_TARBALL" ] || skip_all "linux-source-6.12 not installed"
+
+BOOTS=${T7400_BOOTS:-3}
+CALS="list-lru-delay split-queue-delay root-flush-delay"
+
+REPO=$(kernel_ref_tree) || { echo "Bail out! no reference tree"; exit 1; }
+BZ=$(kernel_ref_bzimage) || { echo "Bail out! reference build failed"; exit 1; }
+
+ok "public-inbox starts" pi_start test
+for c in $CALS; do
+	ok "$c imported" pi_import test "$SRC/patches/$c.mbox"
+done
+
+kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 600\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $BOOTS\n$(ka_section q1)\n$(ka_section q2)"
+ok "kperfcid starts" kd_start
+for a in q1 q2; do
+	ka_config $a "backend = qemu\n[qemu]\nicount = shift=3,sleep=off\naccel = tcg\nsockets = 2\ncores-per-socket = 4\nmemory-per-node = 512\nboot-timeout = 240\njob-timeout = 1500"
+	ka_start $a
+done
+ok "both agents register" sh -c "
+	for i in \$(seq 120); do
+		n=\$(curl -fs '$KD_URL/api/v1/agents' | jq '.agents | length')
+		[ \"\$n\" = 2 ] && exit 0
+		sleep 0.5
+	done
+	exit 1"
+
+# suite_runs SUITE RUN...: the suite's [defaults] and the named runs, as a
+# matrix of their own (the runs that measure the mechanism, and its lock
+# contention pass; t6500 boots every suite whole).
+suite_runs() {
+	f="$SRC/etc/suites/$1.conf"
+	shift
+	awk -v want=" $* " '
+	    /^\[/ { keep = 0 }
+	    /^\[defaults\]/ { keep = 1 }
+	    /^\[run "/ { n = $2; gsub(/[]"]/, "", n); keep = index(want, " " n " ") > 0 }
+	    keep' "$f"
+}
+suite_runs list-lru swap-memhog-cpus file-read-ext2-cpus \
+    lock-contention-file-read >"$T/list-lru-delay.matrix"
+suite_runs large-folio page-fault1-pmd lock-contention-pmd \
+    >"$T/split-queue-delay.matrix"
+suite_runs memcg-flush root-refault lock-contention-root-refault \
+    >"$T/root-flush-delay.matrix"
+for c in $CALS; do
+	ok "$c: its runs taken from the suite" sh -c \
+	    "test \$(grep -c '^\[run ' '$T/$c.matrix') -ge 2"
+done
+
+export KPERFCI_SERVER=$KD_URL
+for c in $CALS; do
+	(
+		timeout 3000 "$KPERFCI_BIN/kperfci" submit \
+		    "${PI_URL}test/kperfci-calibration-$c-0@kperfci.invalid/" \
+		    --matrix "$T/$c.matrix" --wait >"$T/$c.wait" \
+		    2>"$T/$c.wait.err"
+		echo $? >"$T/$c.rc"
+	) &
+	sleep 2
+done
+wait
+
+for c in $CALS; do
+	is "$(cat "$T/$c.rc")" 0 "$c: submit --wait finished"
+	id=$(head -1 "$T/$c.wait")
+	curl -fs "$KD_URL/api/v1/series/$id/comparison" >"$T/$c.json"
+	echo "# $c: $(jq -r .verdict "$T/$c.json"); suites $(jq -c '[.changes.suites[]? | .suite]' "$T/$c.json")"
+	jq -r '.rows[] | "#   \(.verdict)\t\(.pct_change * 10 | round / 10)%\t\(.workload) \(.params) \(.metric)"' \
+	    "$T/$c.json" | head -40
+	jq -r '.lock_contention[]? | "#   lock \(.run) \(.lock): share \(.wait_share.pct_change // "-")"' \
+	    "$T/$c.json" | head -12
+done
+
+# rows RUN-REGEX METRIC-REGEX: the verdicts of the matching rows
+verdicts() {
+	jq -r --arg r "$2" --arg m "$3" '[.rows[] |
+	    select((.workload + " " .params) | test($r)) |
+	    select(.metric | test($m)) | .verdict] | unique | join(",")' "$1"
+}
+suite_of() {
+	jq -r '[.changes.suites[] | .suite + ":" + (.why | join(","))] |
+	    join(";")' "$1"
+}
+# A pure delay makes nothing faster: no improvement among the primary
+# metrics of runs that ran the changed code.
+no_improvement() {
+	jq -e '[.rows[] | select(.verdict == "improvement") |
+	    select(.metric | test("pages_per_sec$|ops_per_sec$|wall_sec|sys_sec|refaults_per_sec|read_mb_per_sec"))] |
+	    length == 0' "$1" >/dev/null
+}
+
+J="$T/list-lru-delay.json"
+is "$(suite_of "$J")" "list-lru:mm/list_lru.c" "list-lru-delay: mm/list_lru.c -> list-lru"
+is "$(jq -r .exercised "$J")" exercised "list-lru-delay: list_lru_add/del ran"
+is "$(verdicts "$J" '^file-read' '^wall_sec$')" regression \
+    "list-lru-delay: file-read wall time regresses"
+is "$(verdicts "$J" '^swap-memhog' '^wall_sec$')" regression \
+    "list-lru-delay: swap-memhog wall time regresses"
+ok "list-lru-delay: no primary row improves" no_improvement "$J"
+ok "list-lru-delay: the list_lru lock waits in the contention table" \
+    jq -e '[.lock_contention[] | select(.lock | test("list_lru"))] |
+    length > 0' "$J"
+
+J="$T/split-queue-delay.json"
+is "$(suite_of "$J")" "large-folio:mm/huge_memory.c" \
+    "split-queue-delay: mm/huge_memory.c -> large-folio"
+is "$(jq -r .exercised "$J")" exercised "split-queue-delay: the split queue code ran"
+is "$(verdicts "$J" '^page-fault .*thp=2048' '^ops_per_sec$')" regression \
+    "split-queue-delay: page_fault1 with PMD THP regresses"
+ok "split-queue-delay: no primary row improves" no_improvement "$J"
+ok "split-queue-delay: the split queue lock waits in the contention table" \
+    jq -e '[.lock_contention[] | select(.lock |
+    test("deferred_split|split_queue|folio_undo_large_rmappable"))] |
+    length > 0' "$J"
+
+J="$T/root-flush-delay.json"
+is "$(suite_of "$J")" "memcg-flush:mm/workingset.c" \
+    "root-flush-delay: mm/workingset.c -> memcg-flush"
+is "$(jq -r .exercised "$J")" exercised "root-flush-delay: the root refault path ran"
+is "$(verdicts "$J" '^root-refault' '^refaults_per_sec$')" regression \
+    "root-flush-delay: root refault throughput regresses"
+ok "root-flush-delay: no primary row improves" no_improvement "$J"
+
+# the headline of each: a regression, alone or among others
+for c in $CALS; do
+	like "regression" "$T/$c.json" "$c: the headline names a regression"
+	ok "$c: headline" jq -e '.verdict | test("regression")' "$T/$c.json"
+done
+test_done
