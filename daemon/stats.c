@@ -922,6 +922,8 @@ static const struct {
 	{ "swap-memhog",	"wall_sec sys_sec" },
 	{ "file-read",		"wall_sec sys_sec" },
 	{ "memcg-flush",	"flush_p50_us flush_p99_us" },
+	/* the refault path's throughput; its flush p50 is a side view */
+	{ "root-refault",	"refaults_per_sec read_mb_per_sec" },
 	/* lock waits: shown per lock, never the headline (report.c) */
 	{ "lock-profile",	"" },
 };
