@@ -93,7 +93,7 @@ ok "shipped matrix passes --check" "$L" --matrix "$SRC/etc/workloads.conf" --che
 
 # --- lock-profile: the built-in kernel sampler, natively ----------------------
 if [ "$(id -u)" = 0 ] && [ -r /proc/kallsyms ]; then
-	ok "lock-profile of page-fault runs" sh -c "'$L' run lock-profile --target page-fault --tasks 1 --seconds 0.5 --iterations 1 >'$T/lp.json'"
+	ok "lock-profile of page-fault runs (the sampler pass)" sh -c "'$L' run lock-profile --pass profile --target page-fault --tasks 1 --seconds 0.5 --iterations 1 >'$T/lp.json'"
 	ok "lock-profile line has the documented shape" python3 -c "
 import json
 l=open('$T/lp.json').read().splitlines()
@@ -101,13 +101,26 @@ assert len(l)==1, l
 p=json.loads(l[0])
 assert p['workload']=='lock-profile' and p['type']=='lock-profile', p
 assert p['event'] in ('cycles','cpu-clock'), p
-assert p['params']=='dir=/tmp,event=auto,freq=999,mode=process,target=page-fault,tasks=1,thp=0,top=10,variant=1', p['params']
+assert p['params']=='depth=1,dir=/tmp,event=auto,freq=999,mode=process,pass=profile,target=page-fault,tasks=1,thp=0,top=10,variant=1', p['params']
 assert p['total_samples']>0 and p['top'], p
 assert all(0<t['share']<=1 for t in p['top'])
 assert abs(sum(t['share'] for t in p['top']))<=1.0001
 for k in p['locks']:
     assert set(k)=={'lock','symbol','share','callers'}, k
     assert sum(c['share'] for c in k['callers'])<=k['share']+1e-3, k
+"
+	# the contention pass: samples only when something waited; each is a
+	# per-lock wait metric, and an (all) row leads when there is any
+	ok "lock-profile's contention pass runs" sh -c "'$L' run lock-profile --pass contention --target page-fault --tasks 2 --seconds 0.5 --iterations 1 >'$T/lc.json'"
+	ok "contention samples have the documented shape" python3 -c "
+import json
+l=[json.loads(x) for x in open('$T/lc.json').read().splitlines()]
+for s in l:
+    assert s['workload']=='lock-profile' and s['metric'] in ('wait_share','wait_total','wait_count','wait_max'), s
+    assert ',lock=' in ','+s['params'] and 'pass=contention' in s['params'], s
+    assert s['value']>=0 and s['better']=='lower', s
+if l:
+    assert 'lock=(all)' in l[0]['params'], l[0]
 "
 else
 	echo "# not root or no kallsyms: lock-profile not tested natively"
