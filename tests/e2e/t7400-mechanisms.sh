@@ -57,7 +57,7 @@ done
 kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 600\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $BOOTS\n$(ka_section q1)\n$(ka_section q2)"
 ok "kperfcid starts" kd_start
 for a in q1 q2; do
-	ka_config $a "backend = qemu\n[qemu]\nicount = shift=3,sleep=off\naccel = tcg\nsockets = 2\ncores-per-socket = 4\nmemory-per-node = 512\nboot-timeout = 240\njob-timeout = 1500"
+	ka_config $a "backend = qemu\n[qemu]\nicount = shift=3,sleep=off\naccel = tcg\nsockets = 2\ncores-per-socket = 4\nmemory-per-node = 1024\nboot-timeout = 240\njob-timeout = 1500"
 	ka_start $a
 done
 ok "both agents register" sh -c "
@@ -123,7 +123,7 @@ done
 # rows RUN-REGEX METRIC-REGEX: the verdicts of the matching rows
 verdicts() {
 	jq -r --arg r "$2" --arg m "$3" '[.rows[] |
-	    select((.workload + " " .params) | test($r)) |
+	    select((.workload + " " + .params) | test($r)) |
 	    select(.metric | test($m)) | .verdict] | unique | join(",")' "$1"
 }
 suite_of() {
@@ -178,7 +178,6 @@ fi
 
 # the headline of each: a regression, alone or among others
 for c in $CALS; do
-	like "regression" "$T/$c.json" "$c: the headline names a regression"
 	ok "$c: headline" jq -e '.verdict | test("regression")' "$T/$c.json"
 done
 test_done
