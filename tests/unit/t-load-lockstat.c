@@ -233,7 +233,8 @@ rec(int end, unsigned tid, unsigned cpu, unsigned long long t,
 	r.time = t;
 	r.addr = addr;
 	r.arg = 1;
-	memcpy(r.ips, ips, 8 * n);
+	if (n > 0)
+		memcpy(r.ips, ips, 8 * n);
 	r.nips = n;
 	return r;
 }

@@ -1061,6 +1061,7 @@ test_result_json_roundtrip(void)
 	    "same JSON again (%zu rows, missing and NaN fields included)",
 	    back.n);
 	json_decref(j);
+	stats_result_release(&back);
 	j = json_loads("{\"counts\":{},\"rows\":[{\"workload\":\"w\"}]}",
 	    0, NULL);
 	ok(stats_result_from_json(j, &back, e, sizeof(e)) < 0 &&
