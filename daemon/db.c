@@ -46,13 +46,23 @@ db_make_private(const char *path)
 
 	if (!*path || !strcmp(path, ":memory:") || !strncmp(path, "file:", 5))
 		return;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) == -1)
-		return;		/* sqlite3_open_v2 says why */
-	if (fstat(fd, &st) == 0 && (st.st_mode & 077) &&
-	    st.st_uid == geteuid() && fchmod(fd, st.st_mode & 0700) == -1)
-		log_warn("db: chmod %s", path);
-	close(fd);
+	/*
+	 * Never open() and close() an existing store: every connection of
+	 * this process (one per thread) holds POSIX locks on it, and closing
+	 * any descriptor of the file drops all of them -- two writers then
+	 * corrupt the store.  An existing file is narrowed by path; a new
+	 * one is created 0600 before any connection can hold a lock.
+	 */
+	if (lstat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode) && (st.st_mode & 077) &&
+		    st.st_uid == geteuid() &&
+		    chmod(path, st.st_mode & 0700) == -1)
+			log_warn("db: chmod %s", path);
+		return;		/* a symlink or other: sqlite3_open_v2 says */
+	}
+	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) >= 0)
+		close(fd);
 }
 
 struct db *
