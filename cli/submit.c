@@ -196,7 +196,8 @@ cmd_submit(int argc, char **argv)
 			if (*end || version < 1 || version > 1000) {
 				fprintf(stderr, "kperfci: --version must be an "
 				    "integer between 1 and 1000\n");
-				return 2;
+				rc = 2;
+				goto out;
 			}
 			break;
 		case 'b': base = optarg; break;
@@ -206,7 +207,8 @@ cmd_submit(int argc, char **argv)
 			if (*end || boots < 1 || boots > 1000) {
 				fprintf(stderr, "kperfci: --boots must be an "
 				    "integer between 1 and 1000\n");
-				return 2;
+				rc = 2;
+				goto out;
 			}
 			break;
 		case 'M': matrix = optarg; break;
@@ -217,8 +219,8 @@ cmd_submit(int argc, char **argv)
 			if (strchr(optarg, ',')) {
 				fprintf(stderr, "kperfci: one --suite per "
 				    "suite\n");
-				json_decref(suites);
-				return 2;
+				rc = 2;
+				goto out;
 			}
 			json_array_append_new(suites, json_string(optarg));
 			break;
@@ -226,17 +228,20 @@ cmd_submit(int argc, char **argv)
 		case 'w': follow = 2; break;
 		default:
 			fprintf(stderr, "%s", submit_usage);
-			return 2;
+			rc = 2;
+			goto out;
 		}
 	}
 	if ((mbox && optind != argc) || (!mbox && optind != argc - 1)) {
 		fprintf(stderr, "%s", submit_usage);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	if (mbox && matrix) {
 		fprintf(stderr, "kperfci: --matrix goes with a URL; an mbox "
 		    "upload takes only --boots\n");
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	if (matrix && buf_read_file(&mtext, matrix) < 0) {
 		fprintf(stderr, "kperfci: cannot read %s: %s\n", matrix,
