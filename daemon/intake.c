@@ -15,15 +15,14 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
-/* The [lore] allow lines as an array (borrowed strings), count in *n. */
-static const char **
-intake_bases(size_t *n)
+const char **
+intake_lore_bases(const struct config *cfg, size_t *n)
 {
 	const char **v = NULL;
 	const char *b;
 	size_t i;
 
-	for (i = 0; (b = config_list(&app.cfg, "lore", NULL, "allow", i));
+	for (i = 0; (b = config_list(cfg, "lore", NULL, "allow", i));
 	    i++) {
 		v = xrealloc(v, (i + 1) * sizeof(*v));
 		v[i] = b;
@@ -40,7 +39,7 @@ intake_fetch_lore(const struct db_series *s, struct buf *mbox,
 	size_t n;
 	int rc;
 
-	bases = intake_bases(&n);
+	bases = intake_lore_bases(&app.cfg, &n);
 	rc = lore_fetch_thread_allow(s->lore_base, s->lore_list, s->msgid,
 	    bases, n, mbox, err);
 	free(bases);
@@ -57,7 +56,7 @@ intake_parse_url(const char *url, char **basep, char **listp, char **msgidp,
 	int rc;
 
 	memset(&lu, 0, sizeof(lu));
-	bases = intake_bases(&n);
+	bases = intake_lore_bases(&app.cfg, &n);
 	if (n == 0) {
 		buf_addstr(err, "no lore base is allowed in the configuration "
 		    "([lore] allow), so no URL can be fetched");

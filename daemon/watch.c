@@ -88,13 +88,10 @@ watch_check(const struct config *c, struct buf *err)
 	for (size_t i = 0; (name = config_subsection(c, "watch", i)); i++) {
 		const char *lore = config_str(c, "watch", name, "lore");
 		const char *list = config_str(c, "watch", name, "list");
-		const char *allow[64];
-		size_t n = 0;
+		size_t n;
+		const char **allow = intake_lore_bases(c, &n);
 		struct buf why = BUF_INIT(1024);
 
-		while (n < 64 && (allow[n] = config_list(c, "lore", NULL,
-		    "allow", n)))
-			n++;
 		if (!lore || !*lore) {
 			watch_where(c, name, NULL, err);
 			buf_addf(err, ": [watch \"%s\"] needs lore = URL\n", name);
@@ -118,6 +115,7 @@ watch_check(const struct config *c, struct buf *err)
 			bad = 1;
 		}
 		buf_release(&why);
+		free(allow);
 	}
 	return bad ? -1 : 0;
 }
@@ -351,15 +349,12 @@ out:
 static int
 watch_poll(struct db *db, struct watch *w, struct buf *err)
 {
-	const char *allow[64];
-	size_t nallow = 0;
+	size_t nallow;
+	const char **allow = intake_lore_bases(&app.cfg, &nallow);
 	struct buf body = BUF_INIT(LORE_MAX_BYTES);
 	struct atom_feed feed = { 0 };
 	int rc = -1;
 
-	while (nallow < 64 && (allow[nallow] = config_list(&app.cfg, "lore",
-	    NULL, "allow", nallow)))
-		nallow++;
 	w->last_new = 0;
 	if (lore_fetch_atom(w->lore, w->list, allow, nallow, &body, err) < 0 ||
 	    atom_parse(body.data ? body.data : "", body.len, &feed, err) < 0)
@@ -399,6 +394,7 @@ watch_poll(struct db *db, struct watch *w, struct buf *err)
 out:
 	atom_feed_release(&feed);
 	buf_release(&body);
+	free(allow);
 	return rc;
 }
 
