@@ -41,6 +41,7 @@ BIN	 = bin
 endif
 
 LIB_SRC	   := $(wildcard lib/*.c)
+CORE_SRC   := $(wildcard core/*.c)
 DAEMON_SRC := $(filter-out daemon/kperfcid.c,$(wildcard daemon/*.c))
 CLI_SRC	   := $(filter-out cli/kperfci.c,$(wildcard cli/*.c))
 AGENT_SRC  := $(filter-out agents/kperfci-agent.c,$(wildcard agents/*.c))
@@ -51,11 +52,12 @@ BENCH_SRC  := $(wildcard tests/bench/*.c)
 obj = $(patsubst %.c,$(OUT)/%.o,$(1))
 
 LIB_A	 = $(OUT)/libkperfci.a
+CORE_A	 = $(OUT)/libcore.a
 DAEMON_A = $(OUT)/libdaemon.a
 CLI_A	 = $(OUT)/libcli.a
 AGENT_A	 = $(OUT)/libagent.a
 LOAD_A	 = $(OUT)/libload.a
-ARCHIVES = $(DAEMON_A) $(CLI_A) $(AGENT_A) $(LOAD_A) $(LIB_A)
+ARCHIVES = $(DAEMON_A) $(CLI_A) $(AGENT_A) $(LOAD_A) $(CORE_A) $(LIB_A)
 
 PROGS	 = $(BIN)/kperfcid $(BIN)/kperfci $(BIN)/kperfci-agent $(BIN)/kperfci-load
 UNITS	 = $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRC))
@@ -77,6 +79,7 @@ $(OUT)/agents/load/%.o: agents/load/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(call obj,$(LIB_SRC))
+$(CORE_A): $(call obj,$(CORE_SRC))
 $(DAEMON_A): $(call obj,$(DAEMON_SRC))
 $(CLI_A): $(call obj,$(CLI_SRC))
 $(AGENT_A): $(call obj,$(AGENT_SRC))
@@ -94,11 +97,12 @@ $(ARCHIVES): | $(OUT)/empty.o
 
 LINK = $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(BIN)/kperfcid: $(call obj,daemon/kperfcid.c) $(DAEMON_A) $(LIB_A)
+$(BIN)/kperfcid: $(call obj,daemon/kperfcid.c) $(DAEMON_A) $(CORE_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(LINK)
 
-$(BIN)/kperfci: $(call obj,cli/kperfci.c) $(CLI_A) $(DAEMON_A) $(LIB_A)
+# The CLI links the core only: it never sees the daemon's store or pages.
+$(BIN)/kperfci: $(call obj,cli/kperfci.c) $(CLI_A) $(CORE_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(LINK)
 
@@ -114,13 +118,13 @@ $(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A)
 $(OUT)/tests/%: $(OUT)/tests/unit/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) $(LOAD_A) \
-	    $(LIB_A) $(PKG_LIBS) -lpthread -lm
+	    $(CORE_A) $(LIB_A) $(PKG_LIBS) -lpthread -lm
 
 # Benchmark helpers (tests/bench/*.c: store generators, load clients).
 $(OUT)/bench/%: $(OUT)/tests/bench/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) \
-	    $(LIB_A) $(PKG_LIBS) -lpthread -lm
+	    $(CORE_A) $(LIB_A) $(PKG_LIBS) -lpthread -lm
 
 # ---- tests ---------------------------------------------------------------
 
@@ -159,14 +163,14 @@ fuzz-build:
 	$(MAKE) OUT=$(FUZZ_OUT) BIN=$(FUZZ_OUT)/bin CC=clang \
 	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
 	    $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libcli.a $(FUZZ_OUT)/libagent.a \
-	    $(FUZZ_OUT)/libload.a $(FUZZ_OUT)/libkperfci.a
+	    $(FUZZ_OUT)/libload.a $(FUZZ_OUT)/libcore.a $(FUZZ_OUT)/libkperfci.a
 	for f in $(FUZZ_SRC); do \
 	    n=$$(basename $$f .c); \
 	    clang -std=gnu11 -O1 -g -I. -D_GNU_SOURCE $(PKG_CFLAGS) \
 	        -fsanitize=fuzzer,address,undefined -o $(FUZZ_OUT)/$$n $$f \
 	        $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libcli.a \
 	        $(FUZZ_OUT)/libagent.a $(FUZZ_OUT)/libload.a \
-	        $(FUZZ_OUT)/libkperfci.a $(PKG_LIBS) -lpthread -lm || exit 1; \
+	        $(FUZZ_OUT)/libcore.a $(FUZZ_OUT)/libkperfci.a $(PKG_LIBS) -lpthread -lm || exit 1; \
 	done
 
 # make fuzz [FUZZ_SECONDS=600] [FUZZ=fuzz-mbox]: each target in turn from its

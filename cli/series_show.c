@@ -15,11 +15,11 @@
 
 #include <jansson.h>
 
-#include "daemon/claims.h"
-#include "daemon/lore.h"
-#include "daemon/mbox.h"
-#include "daemon/mime.h"
-#include "daemon/series.h"
+#include "core/claims.h"
+#include "core/lore.h"
+#include "core/mbox.h"
+#include "core/mime.h"
+#include "core/series.h"
 #include "lib/xalloc.h"
 
 int	cmd_series_show(int argc, char **argv);

@@ -1,7 +1,7 @@
 /*
  * cli/stats: `kperfci stats compare`, the offline comparison of two sample
  * files (the agents' JSON-lines upload format).  It prints exactly what the
- * daemon shows for a comparison: the same daemon/stats.c, the same
+ * daemon shows for a comparison: the same core/stats.c, the same
  * defaults; only the seed and the resample count can be changed.  Two
  * files are one look holding all of alpha, unless --look K says they are
  * the K-th look of the daemon's default plan (then the look's share).
@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "daemon/stats.h"
+#include "core/stats.h"
 #include "lib/log.h"
 
 static void

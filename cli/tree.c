@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "cli/tree.h"
-#include "daemon/build.h"
-#include "daemon/mbox.h"
-#include "daemon/mime.h"
-#include "daemon/series.h"
-#include "daemon/tree.h"
+#include "core/build.h"
+#include "core/mbox.h"
+#include "core/mime.h"
+#include "core/series.h"
+#include "core/tree.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"

@@ -25,7 +25,7 @@
 #include "daemon/api_series.h"
 #include "daemon/app.h"
 #include "daemon/auth.h"
-#include "daemon/exercise.h"
+#include "core/exercise.h"
 #include "daemon/db.h"
 #include "daemon/db_auth.h"
 #include "daemon/intake.h"

@@ -17,7 +17,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
-#include "daemon/series.h"
+#include "core/series.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 

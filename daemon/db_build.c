@@ -11,7 +11,7 @@
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
 #include "daemon/db_build.h"
-#include "daemon/series.h"
+#include "core/series.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 

@@ -11,9 +11,9 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
-#include "daemon/exercise.h"
+#include "core/exercise.h"
 #include "daemon/stage_build.h"
-#include "daemon/tree.h"
+#include "core/tree.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 

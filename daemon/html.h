@@ -1,7 +1,7 @@
 /*
  * html: writing HTML safely, cgit style.  Every piece of text that is not a
  * literal in our source goes through html_txt (element content) or
- * html_attr (attribute values), so nothing raw slips out.
+ * html_attr (attribute values) of core/escape.h, so nothing raw slips out.
  *
  * The page frame (html_page_begin / html_page_end) is shared by every page:
  * the header with navigation, the footer, the stylesheet.  Areas add a nav
@@ -10,18 +10,10 @@
 #ifndef KPERFCI_HTML_H
 #define KPERFCI_HTML_H
 
+#include "core/escape.h"
 #include "lib/buf.h"
 
 struct http_resp;
-
-/* Escapes &, <, >, " and ' (and drops NUL/control bytes other than \t\n). */
-void	html_txt(struct buf *, const char *);
-void	html_attr(struct buf *, const char *);
-/* Appends a formatted string through html_txt. */
-void	html_txtf(struct buf *, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-/* Percent-encodes s for use inside a URL path segment or query value. */
-void	html_url_escape(struct buf *, const char *);
 
 /*
  * Starts a page: doctype, head (title, viewport, style.css), the header with

@@ -13,12 +13,12 @@
 #include "daemon/db.h"
 #include "daemon/db_agent.h"
 #include "daemon/db_build.h"
-#include "daemon/exercise.h"
+#include "core/exercise.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
 #include "daemon/report.h"
 #include "daemon/sched.h"
-#include "daemon/svg.h"
+#include "core/svg.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -604,7 +604,7 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 		return buf;
 	}
 	/* a claim about the whole comparison: the primary rows, held
-	   together by Holm (daemon/stats.c, DESIGN) */
+	   together by Holm (core/stats.c, DESIGN) */
 	return stats_headline(&r->result, buf, sz);
 }
 

@@ -10,7 +10,7 @@
  * side's samples and lock profiles) and holds no database handle, so the
  * renderers are pure functions that unit tests call on constructed models.
  * All three renderings say the same thing: the rows come from one
- * stats_compare (daemon/stats.h) over each side's samples.
+ * stats_compare (core/stats.h) over each side's samples.
  *
  * Rules every renderer keeps: outside text (subjects, names, workload and
  * metric names, console paths) is escaped for HTML or stripped of control
@@ -26,7 +26,7 @@
 #include <jansson.h>
 
 #include "daemon/http.h"
-#include "daemon/stats.h"
+#include "core/stats.h"
 #include "lib/buf.h"
 
 struct db;

@@ -1,7 +1,7 @@
 /*
  * report_claims: the author's claims at the top of a series' result (page,
  * JSON, report.txt): what the cover letter and changelogs claim
- * (daemon/claims.c), whether the measurement agrees, and how many boots
+ * (core/claims.c), whether the measurement agrees, and how many boots
  * per side it would take to tell on this agent class.
  *
  * The boots a claim needs come from the boot-to-boot spread its row showed
@@ -16,12 +16,12 @@
 
 #include <jansson.h>
 
-#include "daemon/claims.h"
+#include "core/claims.h"
 #include "daemon/db.h"
 #include "daemon/html.h"
 #include "daemon/report.h"
-#include "daemon/series.h"
-#include "daemon/stats.h"
+#include "core/series.h"
+#include "core/stats.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/exercise.h"
+#include "core/exercise.h"
 #include "daemon/html.h"
 #include "daemon/report.h"
 #include "lib/xalloc.h"

@@ -3,7 +3,7 @@
  * comparison: its base and patched kernels, a workload matrix, a number of
  * boots per side, and jobs (daemon/agent.h) that agents of ONE hardware
  * class lease, base and patched interleaved.  When every job of a look has
- * finished, the two sides are compared (daemon/stats.h); an inconclusive
+ * finished, the two sides are compared (core/stats.h); an inconclusive
  * comparison with budget left gets another look (more boots per side),
  * otherwise the result is stored and the series is `done`.
  *

@@ -18,14 +18,14 @@
 #include <unistd.h>
 
 #include "daemon/app.h"
-#include "daemon/build.h"
+#include "core/build.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
-#include "daemon/series.h"
+#include "core/series.h"
 #include "daemon/stage_build.h"
-#include "daemon/tree.h"
+#include "core/tree.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 

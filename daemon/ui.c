@@ -23,7 +23,7 @@
 #include "daemon/html.h"
 #include "daemon/intake.h"
 #include "daemon/limits.h"
-#include "daemon/lore.h"
+#include "core/lore.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
 #include "lib/xalloc.h"

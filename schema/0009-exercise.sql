@@ -1,5 +1,5 @@
 -- 0009-exercise: was the code a series changes exercised, and what did
--- each boot run with (daemon/exercise.c, daemon/db_exercise.c).
+-- each boot run with (core/exercise.c, daemon/db_exercise.c).
 --
 -- comparisons.changes: the series' change analysis as JSON, made when the
 -- comparison is created: touched files, the suites they call for and why

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-changepoint: detection and false-alarm rates of the nightly
-# change-point detector (daemon/changepoint.c) on generated histories of 60
+# change-point detector (core/changepoint.c) on generated histories of 60
 # nights, per-boot noise 1-3%, a 3% step; for 1, 2 and 3 boots per night
 # and for a step 5 nights before the end (t-changepoint --bench).
 # KPERFCI_CHANGEPOINT_BENCH_REPS (default 1000) histories of each kind.

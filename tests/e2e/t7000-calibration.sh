@@ -29,7 +29,7 @@ done
 [ -x /bin/busybox ] || skip_all "busybox-static not installed"
 [ -r "$KERNEL_TARBALL" ] || skip_all "linux-source-6.12 not installed"
 
-# Boots per side: 6, the look where daemon/stats.c spends most of alpha
+# Boots per side: 6, the look where core/stats.c spends most of alpha
 # (the t test on per-boot means finds a 5% shift with 1.5% boot noise in
 # ~96% of comparisons there); one extra look of 6 more when a primary
 # metric is inconclusive.

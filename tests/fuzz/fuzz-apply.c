@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/series.h"
-#include "daemon/tree.h"
+#include "core/series.h"
+#include "core/tree.h"
 #include "lib/buf.h"
 #include "lib/run.h"
 #include "lib/xalloc.h"

@@ -1,5 +1,5 @@
 /*
- * fuzz-atom: libFuzzer target over the Atom feed reader (daemon/atom.c)
+ * fuzz-atom: libFuzzer target over the Atom feed reader (core/atom.c)
  * and the diff path lister of daemon/watch.c: any bytes as a feed and as a
  * diff.  Invariants: a parsed entry has a title and a link with no NUL
  * cut short, and at most ATOM_MAX_ENTRIES entries.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/atom.h"
+#include "core/atom.h"
 #include "daemon/watch.h"
 #include "lib/buf.h"
 

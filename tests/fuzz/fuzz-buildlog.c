@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/build.h"
+#include "core/build.h"
 #include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * fuzz-changed: the parsers of a series' content (daemon/changed.c): the
+ * fuzz-changed: the parsers of a series' content (core/changed.c): the
  * unified diff, the enclosing-function finder over a patched source file
  * (untrusted: it comes from the patch), and System.map look-ups.  The
  * input is split at the first NUL: diff, then source.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/changed.h"
+#include "core/changed.h"
 #include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

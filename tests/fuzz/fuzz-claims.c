@@ -1,5 +1,5 @@
 /*
- * fuzz-claims: libFuzzer target over the claims reader (daemon/claims.c):
+ * fuzz-claims: libFuzzer target over the claims reader (core/claims.c):
  * any bytes as a message body -> claims -> JSON -> a check against a few
  * rows.  Invariants: every claim has text and a rule, a before-after claim
  * has both values, and the JSON serialises.
@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "daemon/claims.h"
+#include "core/claims.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

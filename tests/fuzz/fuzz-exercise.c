@@ -1,5 +1,5 @@
 /*
- * fuzz-exercise: what daemon/exercise.c reads from outside -- a series'
+ * fuzz-exercise: what core/exercise.c reads from outside -- a series'
  * diff and patched source (from the patch), the patched build's System.map
  * (made by the patch's build), the guest's console log (splats) and the
  * agents' probe hits (exercise_state_of over uploaded attempts).  The
@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "daemon/exercise.h"
+#include "core/exercise.h"
 #include "lib/buf.h"
 #include "lib/proto.h"
 

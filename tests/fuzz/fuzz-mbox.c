@@ -9,10 +9,10 @@
 
 #include <jansson.h>
 
-#include "daemon/lore.h"
-#include "daemon/mbox.h"
-#include "daemon/mime.h"
-#include "daemon/series.h"
+#include "core/lore.h"
+#include "core/mbox.h"
+#include "core/mime.h"
+#include "core/series.h"
 
 static const char *const bases[] = { "https://lore.kernel.org/",
     "http://127.0.0.1:8081/", "https://example.org/pi" };

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "daemon/stats.h"
+#include "core/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * t-bisect: the bisect logic (daemon/bisect.c) on synthetic commit graphs:
+ * t-bisect: the bisect logic (core/bisect.c) on synthetic commit graphs:
  * linear histories (every possible first bad commit found, within
  * ceil(log2) steps), merges (whole-graph and first-parent walks), commits
  * that do not build (skipped, suspects when they hide the answer), bad
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/bisect.h"
+#include "core/bisect.h"
 #include "tests/unit/tap.h"
 
 #define MAXN 256

@@ -1,5 +1,5 @@
 /*
- * Unit tests for daemon/build.c and daemon/sandbox.c: cache key and config
+ * Unit tests for core/build.c and core/sandbox.c: cache key and config
  * hash, log parsing (progress, first error, tail), the sandbox argv, and
  * real builds of a tiny fake "kernel" (a Makefile project with the kbuild
  * targets we call) in bubblewrap: a full build, a cache hit, an incremental
@@ -19,9 +19,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/build.h"
-#include "daemon/sandbox.h"
-#include "daemon/tree.h"
+#include "core/build.h"
+#include "core/sandbox.h"
+#include "core/tree.h"
 #include "lib/buf.h"
 #include "lib/run.h"
 #include "lib/sha256.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for daemon/changed.c: unified-diff parsing into exact changed
+ * Unit tests for core/changed.c: unified-diff parsing into exact changed
  * ranges (with and without context), the enclosing-function finder on
  * snippets of Linux 6.12 (mm/swap.c, mm/filemap.c, mm/mlock.c, a
  * multi-line macro, initialisers, braces in comments and strings), hunks
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/changed.h"
+#include "core/changed.h"
 #include "lib/buf.h"
 #include "tests/unit/tap.h"
 

@@ -25,7 +25,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "daemon/changepoint.h"
+#include "core/changepoint.h"
 #include "tests/unit/tap.h"
 
 #define NIGHTS 60

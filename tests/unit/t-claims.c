@@ -14,8 +14,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "daemon/claims.h"
-#include "daemon/stats.h"
+#include "core/claims.h"
+#include "core/stats.h"
 #include "tests/unit/tap.h"
 
 static struct claims cs;

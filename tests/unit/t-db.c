@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/db.h"
-#include "daemon/series.h"
+#include "core/series.h"
 #include "lib/buf.h"
 #include "lib/run.h"
 #include "lib/xalloc.h"

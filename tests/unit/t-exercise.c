@@ -1,5 +1,5 @@
 /*
- * Unit tests for daemon/exercise.c: a series' plan from its diff -- the
+ * Unit tests for core/exercise.c: a series' plan from its diff -- the
  * suites its touched paths call for and why, the suites' merged matrix
  * (checked by the real kperfci-load --check), the fallback to all, suites
  * asked at submission -- and each changed function's status against a
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/exercise.h"
+#include "core/exercise.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 #include "tests/unit/tap.h"

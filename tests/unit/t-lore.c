@@ -1,7 +1,7 @@
-/* Unit tests for daemon/lore.c: URL forms, allowlist, message-ids. */
+/* Unit tests for core/lore.c: URL forms, allowlist, message-ids. */
 #include <string.h>
 
-#include "daemon/lore.h"
+#include "core/lore.h"
 #include "tests/unit/tap.h"
 
 static const char *const bases[] = { "https://lore.kernel.org/",

@@ -1,8 +1,8 @@
-/* Unit tests for daemon/mbox.c: mboxrd splitting, table-driven. */
+/* Unit tests for core/mbox.c: mboxrd splitting, table-driven. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/mbox.h"
+#include "core/mbox.h"
 #include "tests/unit/tap.h"
 
 static const struct {

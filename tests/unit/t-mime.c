@@ -1,8 +1,8 @@
-/* Unit tests for daemon/mime.c: headers and bodies, table-driven. */
+/* Unit tests for core/mime.c: headers and bodies, table-driven. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/mime.h"
+#include "core/mime.h"
 #include "tests/unit/tap.h"
 
 static const struct {

@@ -20,7 +20,7 @@
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
 #include "daemon/sched.h"
-#include "daemon/stats.h"
+#include "core/stats.h"
 #include "lib/buf.h"
 #include "lib/proto.h"
 #include "lib/run.h"

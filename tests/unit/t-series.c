@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "daemon/mbox.h"
-#include "daemon/mime.h"
-#include "daemon/series.h"
+#include "core/mbox.h"
+#include "core/mime.h"
+#include "core/series.h"
 #include "lib/run.h"
 #include "tests/unit/tap.h"
 

@@ -21,7 +21,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "daemon/stats.h"
+#include "core/stats.h"
 #include "tests/unit/tap.h"
 
 static const char *

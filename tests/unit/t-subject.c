@@ -1,7 +1,7 @@
-/* Unit tests for subject_parse (daemon/series.c), table-driven. */
+/* Unit tests for subject_parse (core/series.c), table-driven. */
 #include <string.h>
 
-#include "daemon/series.h"
+#include "core/series.h"
 #include "tests/unit/tap.h"
 
 static const struct {

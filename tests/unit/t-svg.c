@@ -1,5 +1,5 @@
 /*
- * Unit tests for daemon/svg.c: tick steps and labels, escaping of outside
+ * Unit tests for core/svg.c: tick steps and labels, escaping of outside
  * text, the NaN guard, degenerate data (no point, one point, equal
  * values), and that every drawn point lies inside the chart.
  */
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/svg.h"
+#include "core/svg.h"
 #include "lib/buf.h"
 #include "tests/unit/tap.h"
 

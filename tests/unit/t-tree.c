@@ -1,5 +1,5 @@
 /*
- * Unit tests for daemon/tree.c on small repositories made here with the git
+ * Unit tests for core/tree.c on small repositories made here with the git
  * CLI: exact-line apply through libgit2, a moved hunk through the git 3-way
  * fallback, a rejected hunk and its message, renames, binary patches,
  * missing files, corrupt hunks, base selection, reproducible commit ids,
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/series.h"
-#include "daemon/tree.h"
+#include "core/series.h"
+#include "core/tree.h"
 #include "lib/buf.h"
 #include "lib/run.h"
 #include "lib/xalloc.h"

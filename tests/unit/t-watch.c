@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/atom.h"
+#include "core/atom.h"
 #include "daemon/watch.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/changed.h"
+#include "core/changed.h"
 #include "lib/xalloc.h"
 
 /*

@@ -2,7 +2,7 @@
  * changed: what a series changes, read from its diff and its patched
  * source: the files it touches, the suites those files call for, and the
  * C functions its hunks change.  Pure: no store, no git, no daemon (the
- * glue that reads blobs and System.map is daemon/exercise.c), so unit
+ * glue that reads blobs and System.map is core/exercise.c), so unit
  * tests and the fuzz target link only this.
  *
  * Functions, in the PATCHED source (a hunk's "+" side):

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/changed.h"
-#include "daemon/exercise.h"
-#include "daemon/tree.h"
+#include "core/changed.h"
+#include "core/exercise.h"
+#include "core/tree.h"
 #include "lib/proto.h"
 #include "lib/xalloc.h"
 

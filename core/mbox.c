@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/mbox.h"
+#include "core/mbox.h"
 #include "lib/xalloc.h"
 
 static int

@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/sandbox.h"
+#include "core/sandbox.h"
 #include "lib/log.h"
 #include "lib/run.h"
 #include "lib/xalloc.h"

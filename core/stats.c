@@ -126,7 +126,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "daemon/stats.h"
+#include "core/stats.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"

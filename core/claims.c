@@ -37,8 +37,8 @@
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
 
-#include "daemon/claims.h"
-#include "daemon/series.h"
+#include "core/claims.h"
+#include "core/series.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/atom.h"
+#include "core/atom.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 

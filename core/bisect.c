@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/bisect.h"
+#include "core/bisect.h"
 #include "lib/xalloc.h"
 
 /* Marks in out[] (0/1) every ancestor of c, c included; returns the count

@@ -28,8 +28,8 @@
 
 #include <git2.h>
 
-#include "daemon/series.h"
-#include "daemon/tree.h"
+#include "core/series.h"
+#include "core/tree.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/run.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/stats.h"
+#include "core/stats.h"
 #include "lib/xalloc.h"
 
 static double

@@ -322,7 +322,7 @@ void	stats_bh(const double *p, size_t n, double *adj);
  */
 json_t	*stats_result_to_json(const struct stats_result *);
 /*
- * The inverse (daemon/stats_json.c), for results stored once and read
+ * The inverse (core/stats_json.c), for results stored once and read
  * many times: fills res from what stats_result_to_json wrote, so that
  * stats_result_to_json(res) gives the same JSON again.  0, or -1 with err
  * (res released).

@@ -11,7 +11,7 @@
 
 #include <gmime/gmime.h>
 
-#include "daemon/mime.h"
+#include "core/mime.h"
 #include "lib/xalloc.h"
 
 static pthread_once_t mime_once = PTHREAD_ONCE_INIT;

@@ -52,7 +52,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "daemon/changepoint.h"
+#include "core/changepoint.h"
 #include "lib/xalloc.h"
 
 void

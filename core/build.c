@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/build.h"
-#include "daemon/sandbox.h"
-#include "daemon/tree.h"
+#include "core/build.h"
+#include "core/sandbox.h"
+#include "core/tree.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/run.h"

@@ -13,8 +13,8 @@
 #include <glib.h>
 #include <jansson.h>
 
-#include "daemon/mime.h"
-#include "daemon/series.h"
+#include "core/mime.h"
+#include "core/series.h"
 #include "lib/xalloc.h"
 
 /*

@@ -9,7 +9,7 @@
 #include <curl/curl.h>
 #include <zlib.h>
 
-#include "daemon/lore.h"
+#include "core/lore.h"
 #include "lib/xalloc.h"
 
 struct uparts {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/html.h"
-#include "daemon/svg.h"
+#include "core/escape.h"
+#include "core/svg.h"
 #include "lib/xalloc.h"
 
 /* Plot margins, in pixels: room for tick labels, title and axis labels. */
