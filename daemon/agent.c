@@ -417,8 +417,7 @@ agent_job_state(struct db *db, long long id, char **state, char **reason)
 	json_t *j;
 	int rc;
 
-	/* Expiry is lazy (no reaper thread): whoever looks settles it. */
-	db_job_expire(db, (long long)time(NULL), NULL);
+	/* expiry is the lease timer's (daemon/lease.c), not a reader's */
 	if ((rc = db_job_get(db, id, &j)) != 0)
 		return rc;
 	*state = xstrdup(json_string_value(json_object_get(j, "state")));

@@ -410,7 +410,6 @@ api_agents(struct http_req *req, struct http_resp *resp)
 {
 	json_t *a;
 
-	db_job_expire(req->db, now(), NULL);
 	if (db_agent_list_at(req->db, now(), lease_seconds(), &a) == -1) {
 		json_decref(a);
 		return http_reply_error(resp, 500, "agents: store error");
@@ -423,7 +422,6 @@ api_jobs(struct http_req *req, struct http_resp *resp)
 {
 	json_t *a;
 
-	db_job_expire(req->db, now(), NULL);
 	db_job_list(req->db, 200, &a);
 	return http_reply_json(resp, 200, json_pack("{s:o}", "jobs", a));
 }
@@ -437,7 +435,6 @@ api_job_get(struct http_req *req, struct http_resp *resp)
 
 	if (http_param_id(req, resp, "id", &id) < 0)
 		return 0;
-	db_job_expire(req->db, now(), NULL);
 	if ((rc = db_job_get(req->db, id, &j)) != 0)
 		return http_reply_error(resp, rc == 1 ? 404 : 500,
 		    "id: no job %lld", id);

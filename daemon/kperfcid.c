@@ -25,6 +25,7 @@
 #include "daemon/db.h"
 #include "daemon/http.h"
 #include "daemon/http_cache.h"
+#include "daemon/lease.h"
 #include "daemon/pipeline.h"
 #include "daemon/track.h"
 #include "daemon/watch.h"
@@ -163,6 +164,11 @@ main(int argc, char **argv)
 		pipeline_stop();
 		goto out;
 	}
+	if (lease_start() < 0) {
+		track_stop();
+		pipeline_stop();
+		goto out;
+	}
 	memset(&ho, 0, sizeof(ho));
 	ho.listen = config_str(&app.cfg, "daemon", NULL, "listen");
 	ho.port = config_int(&app.cfg, "daemon", NULL, "port");
@@ -183,6 +189,7 @@ main(int argc, char **argv)
 	if (!srv || watch_start() < 0) {
 		if (srv)
 			http_stop(srv);
+		lease_stop();
 		track_stop();
 		pipeline_stop();
 		goto out;
@@ -201,6 +208,7 @@ main(int argc, char **argv)
 	app.stop = 1;
 	watch_stop();
 	http_stop(srv);
+	lease_stop();
 	track_stop();
 	pipeline_stop();
 	curl_global_cleanup();

@@ -90,7 +90,6 @@ ui_agents(struct http_req *req, struct http_resp *resp)
 	json_t *agents = NULL, *jobs = NULL;
 	size_t i;
 
-	db_job_expire(req->db, (long long)time(NULL), NULL);
 	db_agent_list_at(req->db, (long long)time(NULL),
 	    (int)config_int(&app.cfg, "agents", NULL, "lease"), &agents);
 	db_job_list(req->db, 50, &jobs);
@@ -186,7 +185,6 @@ ui_job(struct http_req *req, struct http_resp *resp)
 
 	if (http_param_id(req, resp, "id", &id) < 0)
 		return 0;
-	db_job_expire(req->db, (long long)time(NULL), NULL);
 	if ((rc = db_job_get(req->db, id, &j)) != 0) {
 		html_error_page(resp, rc == 1 ? 404 : 500, "no such job");
 		return 0;
