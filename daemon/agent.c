@@ -163,7 +163,7 @@ static int
 agent_token_check(const struct http_req *req, const char *name,
     struct http_resp *resp)
 {
-	const char *h = http_header(req, "Authorization"), *want, *sub;
+	const char *h = http_header(req, "Authorization"), *want;
 	char got[65];
 	size_t i;
 
@@ -184,7 +184,7 @@ agent_token_check(const struct http_req *req, const char *name,
 	}
 	sha256_hex(h + 7, strlen(h + 7), got);
 	if (name) {
-		want = config_str(&app.cfg, "agent", name, "token_sha256");
+		want = settings_agent_token(&app.settings, name);
 		if (want == NULL) {
 			http_reply_error(resp, 403, "agent: \"%s\" is not a "
 			    "configured agent", name);
@@ -197,8 +197,8 @@ agent_token_check(const struct http_req *req, const char *name,
 		}
 		return 0;
 	}
-	for (i = 0; (sub = config_subsection(&app.cfg, "agent", i)); i++) {
-		want = config_str(&app.cfg, "agent", sub, "token_sha256");
+	for (i = 0; i < app.settings.agents.n; i++) {
+		want = app.settings.agents.list[i].token_sha256;
 		if (want && same_hex(got, want))
 			return 0;
 	}
@@ -402,7 +402,7 @@ agent_enqueue(struct db *db, const struct agent_job_spec *s, long long *id,
 	j.boot = s->boot;
 	j.class = s->class;
 	j.max_attempts = s->max_attempts ? s->max_attempts :
-	    (int)config_int(&app.cfg, "agents", NULL, "max_attempts");
+	    app.settings.agents.max_attempts;
 	rc = db_job_insert(db, &j, (long long)time(NULL), id);
 	if (rc == 1)
 		buf_addf(err, "kernel: no kernel with id %lld", s->kernel_id);

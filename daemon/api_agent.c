@@ -55,7 +55,7 @@ now(void)
 static int
 lease_seconds(void)
 {
-	return (int)config_int(&app.cfg, "agents", NULL, "lease");
+	return app.settings.agents.lease;
 }
 
 /* Parses and checks an agent's body; NULL with 400 in resp. */

@@ -296,7 +296,7 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 	struct auth_who who;
 	int boots = 0, prio = SCHED_PRIO_INTERACTIVE;
 	long long id, version = 0;
-	size_t max = config_int(&app.cfg, "daemon", NULL, "max_body");
+	size_t max = app.settings.daemon.max_body;
 	json_t *j = NULL, *suites = NULL;
 	int v;
 

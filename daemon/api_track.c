@@ -173,7 +173,8 @@ api_tracks(struct http_req *req, struct http_resp *resp)
 	const char *name;
 	size_t i;
 
-	for (i = 0; (name = config_subsection(&app.cfg, "track", i)); i++) {
+	for (i = 0; i < app.settings.ntracks &&
+	    (name = app.settings.tracks[i].name); i++) {
 		if (track_conf_get(name, &tc) != 0)
 			continue;
 		json_array_append_new(a, api_track_summary(req->db, &tc));

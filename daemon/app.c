@@ -93,20 +93,28 @@ app_find_dir(const char *configured, const char *name)
 }
 
 int
+app_load_settings(struct buf *err)
+{
+	settings_release(&app.settings);
+	return settings_load(&app.cfg, &app.settings, err);
+}
+
+int
 app_setup(int create, struct buf *err)
 {
-	const char *data = config_str(&app.cfg, "daemon", NULL, "data");
-	const char *dbp = config_str(&app.cfg, "daemon", NULL, "db");
+	const char *data, *dbp;
 	struct stat st;
 
 	app_release();
+	if (app_load_settings(err) < 0)
+		return -1;
+	data = app.settings.daemon.data;
+	dbp = app.settings.daemon.db;
 	app.data_dir = app_abs(data);
 	app.db_path = dbp && *dbp ? app_abs(dbp) :
 	    xasprintf("%s/kperfci.db", app.data_dir);
-	app.schema_dir = app_find_dir(config_str(&app.cfg, "daemon", NULL,
-	    "schema"), "schema");
-	app.web_dir = app_find_dir(config_str(&app.cfg, "daemon", NULL,
-	    "web"), "web");
+	app.schema_dir = app_find_dir(app.settings.daemon.schema, "schema");
+	app.web_dir = app_find_dir(app.settings.daemon.web, "web");
 	if (stat(app.schema_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		buf_addf(err, "schema directory %s: %s\n", app.schema_dir,
 		    strerror(errno ? errno : ENOTDIR));
@@ -130,4 +138,5 @@ app_release(void)
 	free(app.schema_dir);
 	free(app.web_dir);
 	app.data_dir = app.db_path = app.schema_dir = app.web_dir = NULL;
+	settings_release(&app.settings);
 }

@@ -1,18 +1,21 @@
 /*
  * app: the daemon's process-wide context, set up once at start-up and
- * read-only afterwards: the loaded configuration, resolved paths, and the
+ * read-only afterwards: the loaded configuration and its typed settings
+ * (what the stages, handlers and workers read), resolved paths, and the
  * per-thread database connection every HTTP thread and worker uses.
  */
 #ifndef KPERFCI_APP_H
 #define KPERFCI_APP_H
 
 #include "daemon/config.h"
+#include "daemon/settings.h"
 #include "lib/buf.h"
 
 struct db;
 
 struct app {
 	struct config cfg;
+	struct settings settings;	/* from cfg, by app_setup */
 	char	*data_dir;		/* absolute */
 	char	*db_path;
 	char	*schema_dir;
@@ -23,7 +26,12 @@ struct app {
 extern struct app app;
 
 /*
- * Resolves the paths from app.cfg (relative to the current directory;
+ * Loads app.settings from app.cfg (settings_load; again after app.cfg
+ * changed).  0 or -1 with err.
+ */
+int	 app_load_settings(struct buf *err);
+/*
+ * Loads app.settings, then resolves the paths from them (relative to the current directory;
  * defaults from the source tree, KPERFCI_SRCDIR, or PREFIX/share/kperfci).
  * Creates the data directory when create is set.  0 or -1 with err.
  */

@@ -55,7 +55,7 @@ auth_peer_is_loopback(const char *peer)
 int
 auth_trusted_loopback(const struct http_req *r)
 {
-	if (!config_bool(&app.cfg, "auth", NULL, "trust_loopback"))
+	if (!app.settings.auth.trust_loopback)
 		return 0;
 	if (!auth_peer_is_loopback(r->peer))
 		return 0;
@@ -97,8 +97,8 @@ int
 auth_identify(const struct http_req *r, int form, struct auth_who *who,
     struct http_resp *resp)
 {
-	const char *admin = config_str(&app.cfg, "auth", NULL,
-	    "admin_token_sha256"), *tok, *sub, *want;
+	const char *admin = app.settings.auth.admin_token_sha256;
+	const char *tok, *sub, *want;
 	char *owned, got[65];
 	size_t i;
 	long wait;
@@ -127,8 +127,9 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
 		auth_set(who, AUTH_ADMIN, "admin");
 		goto out;
 	}
-	for (i = 0; (sub = config_subsection(&app.cfg, "submitter", i)); i++) {
-		want = config_str(&app.cfg, "submitter", sub, "token_sha256");
+	for (i = 0; i < app.settings.auth.nsubmitters; i++) {
+		sub = app.settings.auth.submitters[i].name;
+		want = app.settings.auth.submitters[i].token_sha256;
 		/* "local" and "admin" name roles, never a submitter */
 		if (!strcmp(sub, "local") || !strcmp(sub, "admin"))
 			continue;
@@ -345,7 +346,6 @@ auth_host_allowed(const char *host)
 {
 	unsigned char addr[16];
 	char h[256];
-	const char *name;
 	size_t i, n;
 
 	if (!host || !*host)
@@ -360,9 +360,8 @@ auth_host_allowed(const char *host)
 	if (!strcasecmp(h, "localhost") || (n > 10 &&
 	    !strcasecmp(h + n - 10, ".localhost")))
 		return 1;
-	for (i = 0; (name = config_list(&app.cfg, "auth", NULL, "host", i));
-	    i++)
-		if (!strcasecmp(h, name))
+	for (i = 0; i < app.settings.auth.nhosts; i++)
+		if (!strcasecmp(h, app.settings.auth.hosts[i]))
 			return 1;
 	return 0;
 }
@@ -477,7 +476,7 @@ auth_guard(struct http_req *r, const struct route *rt,
 		return auth_fail(rt, resp, who.role == AUTH_ANON ? 401 : 403,
 		    "%s %s needs the admin token (Authorization: Bearer "
 		    "...%s)", r->method, r->path,
-		    config_str(&app.cfg, "auth", NULL, "admin_token_sha256") ?
+		    app.settings.auth.admin_token_sha256 ?
 		    "" : "; without [auth] admin_token_sha256 only this "
 		    "host's loopback may");
 	}

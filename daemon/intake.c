@@ -15,35 +15,12 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
-const char **
-intake_lore_bases(const struct config *cfg, size_t *n)
-{
-	const char **v = NULL;
-	const char *b;
-	size_t i;
-
-	for (i = 0; (b = config_list(cfg, "lore", NULL, "allow", i));
-	    i++) {
-		v = xrealloc(v, (i + 1) * sizeof(*v));
-		v[i] = b;
-	}
-	*n = i;
-	return v;
-}
-
 static int
 intake_fetch_lore(const struct db_series *s, struct buf *mbox,
     struct buf *err)
 {
-	const char **bases;
-	size_t n;
-	int rc;
-
-	bases = intake_lore_bases(&app.cfg, &n);
-	rc = lore_fetch_thread_allow(s->lore_base, s->lore_list, s->msgid,
-	    bases, n, mbox, err);
-	free(bases);
-	return rc;
+	return lore_fetch_thread_allow(s->lore_base, s->lore_list, s->msgid,
+	    app.settings.lore.allow, app.settings.lore.nallow, mbox, err);
 }
 
 int
@@ -51,21 +28,15 @@ intake_parse_url(const char *url, char **basep, char **listp, char **msgidp,
     int *version, struct buf *err)
 {
 	struct lore_url lu;
-	const char **bases;
-	size_t n;
-	int rc;
 
 	memset(&lu, 0, sizeof(lu));
-	bases = intake_lore_bases(&app.cfg, &n);
-	if (n == 0) {
+	if (app.settings.lore.nallow == 0) {
 		buf_addstr(err, "no lore base is allowed in the configuration "
 		    "([lore] allow), so no URL can be fetched");
-		free(bases);
 		return -1;
 	}
-	rc = lore_parse_url(url, bases, n, &lu, err);
-	free(bases);
-	if (rc < 0)
+	if (lore_parse_url(url, app.settings.lore.allow,
+	    app.settings.lore.nallow, &lu, err) < 0)
 		return -1;
 	*basep = lu.base;
 	*listp = lu.list;

@@ -12,12 +12,7 @@
 
 #include "lib/buf.h"
 
-struct config;
 struct db;
-
-/* The [lore] allow lines of cfg as an array of borrowed strings (the
-   caller frees the array), their count in *n. */
-const char **intake_lore_bases(const struct config *cfg, size_t *n);
 
 /*
  * Checks url against the [lore] allowlist and the lore URL forms.  On

@@ -27,6 +27,7 @@
 #include "daemon/http_cache.h"
 #include "daemon/lease.h"
 #include "daemon/pipeline.h"
+#include "daemon/settings.h"
 #include "daemon/track.h"
 #include "daemon/watch.h"
 #include "lib/log.h"
@@ -85,17 +86,145 @@ kperfcid_check(const char *cfgname)
 	return 0;
 }
 
+/* Loads the configuration and its settings, then resolves the paths (the
+   data directory is created unless only checking).  0, or -1 (printed). */
+static int
+kperfcid_load(const char *cfgfile, int check)
+{
+	const char *name = cfgfile ? cfgfile : "(embedded)";
+	struct buf err = BUF_INIT(0);
+	int rc = -1;
+
+	config_init(&app.cfg);
+	if ((cfgfile ? config_load(&app.cfg, cfgfile, &err) :
+	    config_load_default(&app.cfg, &err)) < 0 ||
+	    app_load_settings(&err) < 0) {
+		fputs(err.data, stderr);
+		fprintf(stderr, "kperfcid: configuration %s has errors\n", name);
+		goto out;
+	}
+	if (app_setup(!check, &err) < 0) {
+		fputs(err.data, stderr);
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_release(&err);
+	return rc;
+}
+
+/* Migrates the store, then leaves the terminal unless foreground. */
+static int
+kperfcid_detach(int foreground)
+{
+	struct db *db;
+
+	/* migrate before anything else runs against the store */
+	db = app_db();
+	if (!db || db_migrate(db, app.schema_dir) < 0)
+		return -1;
+	if (!foreground) {
+		/* no SQLite connection may cross a fork */
+		app_db_close_thread();
+		if (daemon(0, 0) < 0)
+			fatal("daemon");
+		log_init("kperfcid", 0);
+	}
+	return 0;
+}
+
+/* The HTTP server on [daemon] and [http] settings; NULL on failure. */
+static struct http_server *
+kperfcid_http(const struct settings *set, char **spool)
+{
+	struct http_opts ho;
+	struct http_server *srv;
+
+	memset(&ho, 0, sizeof(ho));
+	ho.listen = set->daemon.listen;
+	ho.port = set->daemon.port;
+	ho.threads = set->daemon.threads;
+	ho.max_body = set->daemon.max_body;
+	ho.thread_db = app_db;
+	*spool = xasprintf("%s/tmp", app.data_dir);
+	ho.spool = *spool;
+	ho.max_inflight = set->http.max_inflight;
+	ho.max_connections = set->http.max_connections;
+	ho.per_ip_connections = set->http.per_ip_connections;
+	ho.timeout = set->http.timeout;
+	kperfcid_nofile(ho.max_connections);
+	http_cache_size(set->http.cache);
+	srv = http_start(&ho);
+	if (srv)
+		log_info("listening on http://%s%s%s:%d/ (data %s)",
+		    strchr(ho.listen, ':') ? "[" : "", ho.listen,
+		    strchr(ho.listen, ':') ? "]" : "", http_port(srv),
+		    app.data_dir);
+	return srv;
+}
+
+/* Starts the workers and the server, waits for SIGTERM or SIGINT, stops
+   everything in reverse order.  0, or -1 when something did not start. */
+static int
+kperfcid_serve(const struct settings *set)
+{
+	struct http_server *srv;
+	char *spool = NULL;
+	sigset_t sigs;
+	int sig, rc = -1;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	signal(SIGPIPE, SIG_IGN);
+	/* every thread inherits the blocked set; main waits for them */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	/* builds have their own workers, one per [build] slot */
+	if (pipeline_start(set->daemon.workers, set->build.slots,
+	    set->daemon.poll) < 0)
+		goto out;
+	if (track_start(set->daemon.poll) < 0) {
+		pipeline_stop();
+		goto out;
+	}
+	if (lease_start() < 0) {
+		track_stop();
+		pipeline_stop();
+		goto out;
+	}
+	srv = kperfcid_http(set, &spool);
+	if (!srv || watch_start() < 0) {
+		if (srv)
+			http_stop(srv);
+		lease_stop();
+		track_stop();
+		pipeline_stop();
+		goto out;
+	}
+	while (sigwait(&sigs, &sig) != 0 || sig == SIGHUP)
+		;
+	log_info("signal %d: stopping", sig);
+	app.stop = 1;
+	watch_stop();
+	http_stop(srv);
+	lease_stop();
+	track_stop();
+	pipeline_stop();
+	rc = 0;
+out:
+	curl_global_cleanup();
+	free(spool);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cfgfile = NULL;
-	int ch, foreground = 0, check = 0, verbose = 0, sig, rc = 1;
-	struct buf err = BUF_INIT(0);
-	struct http_opts ho;
-	struct http_server *srv = NULL;
-	char *spool = NULL;
-	struct db *db;
-	sigset_t set;
+	int ch, foreground = 0, check = 0, verbose = 0, rc = 1;
 
 	while ((ch = getopt(argc, argv, "c:dnvh")) != -1) {
 		switch (ch) {
@@ -111,113 +240,16 @@ main(int argc, char **argv)
 	log_init("kperfcid", 1);
 	log_set_verbose(verbose);
 
-	config_init(&app.cfg);
-	if ((cfgfile ? config_load(&app.cfg, cfgfile, &err) :
-	    config_load_default(&app.cfg, &err)) < 0) {
-		fputs(err.data, stderr);
-		fprintf(stderr, "kperfcid: configuration %s has errors\n",
-		    cfgfile ? cfgfile : "(embedded)");
+	if (kperfcid_load(cfgfile, check) < 0)
 		goto out;
-	}
-	if (track_config_check(&app.cfg, &err) < 0) {
-		fputs(err.data, stderr);
-		fprintf(stderr, "kperfcid: configuration %s has errors\n",
-		    cfgfile ? cfgfile : "(embedded)");
-		goto out;
-	}
-	if (app_setup(!check, &err) < 0 || watch_check(&app.cfg, &err) < 0) {
-		fputs(err.data, stderr);
-		goto out;
-	}
-	if (check) {
+	if (check)
 		rc = kperfcid_check(cfgfile ? cfgfile : "(embedded)");
-		goto out;
-	}
-
-	/* migrate before anything else runs against the store */
-	db = app_db();
-	if (!db || db_migrate(db, app.schema_dir) < 0)
-		goto out;
-
-	if (!foreground) {
-		/* no SQLite connection may cross a fork */
-		app_db_close_thread();
-		if (daemon(0, 0) < 0)
-			fatal("daemon");
-		log_init("kperfcid", 0);
-	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	signal(SIGPIPE, SIG_IGN);
-	/* every thread inherits the blocked set; main waits for them */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-
-	/* builds have their own workers, one per [build] slot */
-	if (pipeline_start(config_int(&app.cfg, "daemon", NULL, "workers"),
-	    config_int(&app.cfg, "build", NULL, "slots"),
-	    config_int(&app.cfg, "daemon", NULL, "poll")) < 0)
-		goto out;
-	if (track_start(config_int(&app.cfg, "daemon", NULL, "poll")) < 0) {
-		pipeline_stop();
-		goto out;
-	}
-	if (lease_start() < 0) {
-		track_stop();
-		pipeline_stop();
-		goto out;
-	}
-	memset(&ho, 0, sizeof(ho));
-	ho.listen = config_str(&app.cfg, "daemon", NULL, "listen");
-	ho.port = config_int(&app.cfg, "daemon", NULL, "port");
-	ho.threads = config_int(&app.cfg, "daemon", NULL, "threads");
-	ho.max_body = config_int(&app.cfg, "daemon", NULL, "max_body");
-	ho.thread_db = app_db;
-	spool = xasprintf("%s/tmp", app.data_dir);
-	ho.spool = spool;
-	ho.max_inflight = config_int(&app.cfg, "http", NULL, "max_inflight");
-	ho.max_connections = config_int(&app.cfg, "http", NULL,
-	    "max_connections");
-	ho.per_ip_connections = config_int(&app.cfg, "http", NULL,
-	    "per_ip_connections");
-	ho.timeout = config_int(&app.cfg, "http", NULL, "timeout");
-	kperfcid_nofile(ho.max_connections);
-	http_cache_size(config_int(&app.cfg, "http", NULL, "cache"));
-	srv = http_start(&ho);
-	if (!srv || watch_start() < 0) {
-		if (srv)
-			http_stop(srv);
-		lease_stop();
-		track_stop();
-		pipeline_stop();
-		goto out;
-	}
-	log_info("listening on http://%s%s%s:%d/ (data %s)",
-	    strchr(ho.listen, ':') ? "[" : "", ho.listen,
-	    strchr(ho.listen, ':') ? "]" : "", http_port(srv), app.data_dir);
-	for (;;) {
-		if (sigwait(&set, &sig) != 0)
-			continue;
-		if (sig == SIGHUP)
-			continue;
-		break;
-	}
-	log_info("signal %d: stopping", sig);
-	app.stop = 1;
-	watch_stop();
-	http_stop(srv);
-	lease_stop();
-	track_stop();
-	pipeline_stop();
-	curl_global_cleanup();
-	rc = 0;
+	else if (kperfcid_detach(foreground) == 0 &&
+	    kperfcid_serve(&app.settings) == 0)
+		rc = 0;
 out:
 	app_db_close_thread();
 	app_release();
 	config_release(&app.cfg);
-	buf_release(&err);
-	free(spool);
 	return rc;
 }

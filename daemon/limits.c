@@ -85,10 +85,9 @@ int
 limits_submit(struct db *db, const char *who, size_t upload_len,
     struct buf *why, long *retry_after)
 {
-	double burst = config_int(&app.cfg, "http", NULL, "submit_burst");
-	double per_hour = config_int(&app.cfg, "http", NULL,
-	    "submit_per_hour");
-	long long quota = config_int(&app.cfg, "http", NULL, "upload_quota");
+	double burst = app.settings.http.submit_burst;
+	double per_hour = app.settings.http.submit_per_hour;
+	long long quota = app.settings.http.upload_quota;
 	struct limits_bucket *b;
 	long long held;
 	int rc = 0;

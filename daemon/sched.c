@@ -68,14 +68,13 @@ struct sched_budget {
 static void
 sched_budget(int want, struct sched_budget *b)
 {
-	int cb = (int)config_int(&app.cfg, "sched", NULL, "boots");
-	int cs = (int)config_int(&app.cfg, "sched", NULL, "boot_step");
-	int cm = (int)config_int(&app.cfg, "sched", NULL, "max_boots");
+	int cb = app.settings.sched.boots;
+	int cs = app.settings.sched.boot_step;
+	int cm = app.settings.sched.max_boots;
 
 	if (cm < cb)
 		cm = cb;
-	b->replacements = (int)config_int(&app.cfg, "sched", NULL,
-	    "replacements");
+	b->replacements = app.settings.sched.replacements;
 	b->boots = cb;
 	b->step = cs;
 	b->max = cm;
@@ -102,7 +101,7 @@ sched_request_parse(const json_t *body, const char **matrix, int *boots,
 {
 	json_t *m = json_object_get(body, "matrix");
 	json_t *b = json_object_get(body, "boots");
-	long long maxb = config_int(&app.cfg, "sched", NULL, "max_boots");
+	long long maxb = app.settings.sched.max_boots;
 	const char *s;
 	size_t len, i;
 
@@ -156,7 +155,7 @@ sched_request_parse(const json_t *body, const char **matrix, int *boots,
 int
 sched_request_boots(const char *text, int *boots, struct buf *err)
 {
-	long long maxb = config_int(&app.cfg, "sched", NULL, "max_boots");
+	long long maxb = app.settings.sched.max_boots;
 	long long n = 0;
 	size_t i;
 
@@ -192,11 +191,11 @@ sched_request_store(struct db *db, long long sid, const char *matrix,
 static char *
 sched_default_matrix(struct buf *err)
 {
-	const char *cfg = config_str(&app.cfg, "sched", NULL, "matrix");
+	const char *cfg = app.settings.sched.matrix;
 	struct buf b = BUF_INIT(PROTO_MAX_MATRIX);
 	char *p;
 
-	p = cfg && *cfg ? xstrdup(cfg) :
+	p = cfg ? xstrdup(cfg) :
 	    xasprintf("%s/../etc/workloads.conf", app.schema_dir);
 	if (buf_read_file(&b, p) == -1) {
 		buf_addf(err, "default matrix %s: %s", p, b.overflow ?
@@ -634,7 +633,7 @@ sched_create(struct db *db, long long sid, long long kbase,
 		json_object_set_new(plan.changes, "matrix_source",
 		    json_string("the submitter's matrix"));
 	if (have_plan && !reqm && plan.matrix) {
-		const char *cm = config_str(&app.cfg, "sched", NULL, "matrix");
+		const char *cm = app.settings.sched.matrix;
 
 		/* An operator's [sched] matrix runs for every series (the
 		   suites are still listed); "all" is the default matrix. */
@@ -722,7 +721,7 @@ stage_sched_start(struct stage_ctx *ctx)
 
 	/* Like the apply stage without a [tree]: with no agent configured
 	   there is nobody to run boots, so the series rests at `built`. */
-	if (config_subsection(&app.cfg, "agent", 0) == NULL) {
+	if (app.settings.agents.n == 0) {
 		buf_addstr(&ctx->err, "no [agent] is configured to run it");
 		return STAGE_REST;
 	}

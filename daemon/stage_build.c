@@ -32,9 +32,9 @@
 const char *
 stage_build_tree_name(void)
 {
-	const char *t = config_str(&app.cfg, "build", NULL, "tree");
+	const struct settings_tree *t = app.settings.build.tree;
 
-	return t ? t : config_subsection(&app.cfg, "tree", 0);
+	return t ? t->name : NULL;
 }
 
 /* Relative paths of the config: path and url-less repositories from the
@@ -53,11 +53,16 @@ int
 stage_build_tree_conf(const char *name, struct tree_conf *tc,
     struct buf *err)
 {
+	const struct settings_tree *st = settings_tree(&app.settings, name);
 	const char *url, *path, *f;
 	char cwd[PATH_MAX], *share, *tmp;
 	size_t n = 0;
 
 	memset(tc, 0, sizeof(*tc));
+	if (!st) {
+		buf_addf(err, "tree \"%s\" is not a configured [tree]", name);
+		return -1;
+	}
 	if (!getcwd(cwd, sizeof(cwd))) {
 		buf_addf(err, "getcwd: %s", strerror(errno));
 		return -1;
@@ -65,8 +70,8 @@ stage_build_tree_conf(const char *name, struct tree_conf *tc,
 	tmp = xstrdup(app.schema_dir ? app.schema_dir : KPERFCI_SRCDIR "/schema");
 	share = xstrdup(dirname(tmp));
 	free(tmp);
-	url = config_str(&app.cfg, "tree", name, "url");
-	path = config_str(&app.cfg, "tree", name, "path");
+	url = st->url;
+	path = st->path;
 	tc->name = xstrdup(name);
 	tc->url = url ? xstrdup(url) : NULL;
 	if (path)
@@ -79,15 +84,13 @@ stage_build_tree_conf(const char *name, struct tree_conf *tc,
 		tree_conf_release(tc);
 		return -1;
 	}
-	tc->branch = xstrdup(config_str(&app.cfg, "tree", name, "branch"));
-	f = config_str(&app.cfg, "tree", name, "config");
+	tc->branch = xstrdup(st->branch);
+	f = st->config;
 	tc->config = strchr(f, '/') ? stage_abs(share, f) : xstrdup(f);
-	while (config_list(&app.cfg, "tree", name, "fragment", n))
-		n++;
+	n = st->nfragments;
 	tc->fragments = xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++)
-		tc->fragments[i] = stage_abs(share, config_list(&app.cfg,
-		    "tree", name, "fragment", i));
+		tc->fragments[i] = stage_abs(share, st->fragments[i]);
 	tc->nfragments = n;
 	free(share);
 	return 0;
@@ -155,7 +158,7 @@ stage_apply(struct stage_ctx *ctx)
 		db_build_tree_fetch_state(ctx->db, tc.name, "fetching", NULL,
 		    NULL);
 		if (tree_fetch(tc.path, tc.url, tc.branch, log,
-		    (int)config_int(&app.cfg, "tree", tc.name, "fetch_timeout"),
+		    settings_tree(&app.settings, tc.name)->fetch_timeout,
 		    &err) != 0) {
 			db_build_tree_fetch_state(ctx->db, tc.name, "failed",
 			    err.data, NULL);
@@ -242,7 +245,8 @@ stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
 	struct db_build row;
 	struct buf err = BUF_INIT(4096);
 	char *cache = NULL, *desc = stage_config_desc(tc);
-	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	const struct settings *set = &app.settings;
+	const char *c = set->build.cache;
 	const char *const hide[] = { app.data_dir };
 	int rc = -1;
 
@@ -268,17 +272,17 @@ stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
 	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
 	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
 	opts.cache_dir = cache;
-	build_set_slots((int)config_int(&app.cfg, "build", NULL, "slots"));
-	opts.jobs = (int)config_int(&app.cfg, "build", NULL, "jobs");
-	opts.timeout_sec = (int)config_int(&app.cfg, "build", NULL, "timeout");
+	build_set_slots(set->build.slots);
+	opts.jobs = set->build.jobs;
+	opts.timeout_sec = set->build.timeout;
 	opts.sandbox = 1;
 	/* The build must not see the store, uploads or other builds. */
 	opts.hide = hide;
 	opts.nhide = 1;
-	opts.pids_max = config_int(&app.cfg, "build", NULL, "pids_max");
-	opts.mem_max = config_int(&app.cfg, "build", NULL, "mem_max");
-	opts.file_max = config_int(&app.cfg, "build", NULL, "file_max");
-	opts.output_max = config_int(&app.cfg, "build", NULL, "output_max");
+	opts.pids_max = set->build.pids_max;
+	opts.mem_max = set->build.mem_max;
+	opts.file_max = set->build.file_max;
+	opts.output_max = set->build.output_max;
 	opts.progress = stage_progress;
 	prog.build_id = *id;
 	opts.arg = &prog;
@@ -318,8 +322,8 @@ out:
 static void
 stage_build_gc(struct stage_ctx *ctx)
 {
-	long long max = config_int(&app.cfg, "build", NULL, "cache_max");
-	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	long long max = app.settings.build.cache_max;
+	const char *c = app.settings.build.cache;
 	struct build_gc_stats gs;
 	char **keys = NULL, *cache;
 	size_t n = 0;

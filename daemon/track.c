@@ -143,109 +143,22 @@ track_check_every(const char *v, struct buf *err)
 int
 track_conf_get(const char *name, struct track_conf *tc)
 {
-	const char *tree, *v;
-	size_t i;
+	const struct settings_track *t = settings_track(&app.settings, name);
 
 	memset(tc, 0, sizeof(*tc));
-	for (i = 0; (v = config_subsection(&app.cfg, "track", i)); i++)
-		if (!strcmp(v, name))
-			break;
-	if (!v)
+	if (!t)
 		return -1;
-	tree = config_str(&app.cfg, "track", name, "tree");
 	tc->name = xstrdup(name);
-	tc->tree = xstrdup(tree ? tree : "");
-	v = config_str(&app.cfg, "track", name, "branch");
-	if (!v && tree)
-		v = config_str(&app.cfg, "tree", tree, "branch");
-	tc->branch = xstrdup(v ? v : "master");
-	v = config_str(&app.cfg, "track", name, "matrix");
-	tc->matrix = v && *v ? xstrdup(v) : NULL;
-	v = config_str(&app.cfg, "track", name, "at");
-	tc->at_min = v ? track_parse_at(v) : -1;
-	v = config_str(&app.cfg, "track", name, "every");
-	tc->every_sec = v ? track_parse_every(v) : 0;
-	tc->boots = (int)config_int(&app.cfg, "track", name, "boots");
-	tc->max_boots = (int)config_int(&app.cfg, "track", name, "max_boots");
-	if (tc->max_boots < tc->boots)
-		tc->max_boots = tc->boots;
-	tc->priority = (int)config_int(&app.cfg, "track", name, "priority");
-	tc->first_parent = config_bool(&app.cfg, "track", name,
-	    "first_parent");
+	tc->tree = xstrdup(t->tree ? t->tree : "");
+	tc->branch = xstrdup(t->branch);
+	tc->matrix = t->matrix ? xstrdup(t->matrix) : NULL;
+	tc->at_min = t->at ? track_parse_at(t->at) : -1;
+	tc->every_sec = t->every ? track_parse_every(t->every) : 0;
+	tc->boots = t->boots;
+	tc->max_boots = t->max_boots;
+	tc->priority = t->priority;
+	tc->first_parent = t->first_parent;
 	return 0;
-}
-
-/* The entry of [track "name"] key, or its first entry (for file:line). */
-static const struct config_entry *
-track_entry(const struct config *cfg, const char *name, const char *key)
-{
-	const struct config_entry *first = NULL;
-	size_t i;
-
-	for (i = 0; i < cfg->n; i++) {
-		const struct config_entry *e = &cfg->entries[i];
-
-		if (strcmp(e->key->section, "track") || !e->sub ||
-		    strcmp(e->sub, name))
-			continue;
-		if (!first)
-			first = e;
-		if (key && !strcmp(e->key->key, key))
-			return e;
-	}
-	return first;
-}
-
-static int
-track_tree_exists(const struct config *cfg, const char *tree)
-{
-	const char *s;
-	size_t i;
-
-	for (i = 0; (s = config_subsection(cfg, "tree", i)); i++)
-		if (!strcmp(s, tree))
-			return 1;
-	return 0;
-}
-
-int
-track_config_check(const struct config *cfg, struct buf *err)
-{
-	const struct config_entry *e;
-	const char *name, *tree, *matrix;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; (name = config_subsection(cfg, "track", i)); i++) {
-		tree = config_str(cfg, "track", name, "tree");
-		e = track_entry(cfg, name, "tree");
-		if (!tree) {
-			buf_addf(err, "%s:%d: [track \"%s\"] needs tree = "
-			    "NAME of a [tree]\n", e ? e->file : "?",
-			    e ? e->line : 0, name);
-			rc = -1;
-		} else if (!track_tree_exists(cfg, tree)) {
-			buf_addf(err, "%s:%d: [track \"%s\"]: tree \"%s\" is "
-			    "not a configured [tree]\n", e->file, e->line,
-			    name, tree);
-			rc = -1;
-		}
-		matrix = config_str(cfg, "track", name, "matrix");
-		if (matrix && *matrix && access(matrix, R_OK) != 0) {
-			e = track_entry(cfg, name, "matrix");
-			buf_addf(err, "%s:%d: [track \"%s\"]: matrix %s: %s\n",
-			    e->file, e->line, name, matrix, strerror(errno));
-			rc = -1;
-		}
-		if (config_str(cfg, "track", name, "at") &&
-		    config_str(cfg, "track", name, "every")) {
-			e = track_entry(cfg, name, "every");
-			buf_addf(err, "%s:%d: [track \"%s\"]: set at or every, "
-			    "not both\n", e->file, e->line, name);
-			rc = -1;
-		}
-	}
-	return rc;
 }
 
 int
@@ -408,14 +321,14 @@ track_run_now(struct db *db, const char *name, long long *id, int *existing)
 static char *
 track_matrix(const struct track_conf *tc, struct buf *err)
 {
-	const char *cfg = config_str(&app.cfg, "sched", NULL, "matrix");
+	const char *cfg = app.settings.sched.matrix;
 	struct buf b = BUF_INIT(PROTO_MAX_MATRIX);
 	char *p;
 
 	if (tc->matrix)
 		p = xstrdup(tc->matrix);
 	else
-		p = cfg && *cfg ? xstrdup(cfg) :
+		p = cfg ? xstrdup(cfg) :
 		    xasprintf("%s/../etc/workloads.conf", app.schema_dir);
 	if (buf_read_file(&b, p) == -1) {
 		buf_addf(err, "matrix %s: %s", p, b.overflow ? "too large" :
@@ -503,7 +416,7 @@ track_build(struct db *db, const struct tree_conf *tc, const char *commit,
 	struct build_spec spec = { 0 };
 	struct build_opts opts = { 0 };
 	struct build_result res;
-	const char *c = config_str(&app.cfg, "build", NULL, "cache");
+	const char *c = app.settings.build.cache;
 	char *cache, *path, *note;
 	int64_t bid = 0;
 	int rc = -1;
@@ -521,9 +434,9 @@ track_build(struct db *db, const struct tree_conf *tc, const char *commit,
 	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
 	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
 	opts.cache_dir = cache;
-	build_set_slots((int)config_int(&app.cfg, "build", NULL, "slots"));
-	opts.jobs = (int)config_int(&app.cfg, "build", NULL, "jobs");
-	opts.timeout_sec = (int)config_int(&app.cfg, "build", NULL, "timeout");
+	build_set_slots(app.settings.build.slots);
+	opts.jobs = app.settings.build.jobs;
+	opts.timeout_sec = app.settings.build.timeout;
 	opts.sandbox = 1;
 	opts.cancel = stop;
 	if (bid) {
@@ -727,8 +640,8 @@ track_run_fetch(struct db *db, struct track_run *r,
 		logp = xasprintf("%s/track-%s-fetch.log", app.data_dir,
 		    tc->name);
 		if (tree_fetch(tree->path, tree->url, tc->branch, logp,
-		    (int)config_int(&app.cfg, "tree", tree->name,
-		    "fetch_timeout"), err) != 0) {
+		    settings_tree(&app.settings, tree->name)->fetch_timeout,
+		    err) != 0) {
 			free(logp);
 			return TRACK_FAIL;
 		}
@@ -1477,7 +1390,8 @@ track_timers(struct db *db)
 	int existing, n = 0;
 	time_t now = time(NULL);
 
-	for (i = 0; (name = config_subsection(&app.cfg, "track", i)); i++) {
+	for (i = 0; i < app.settings.ntracks; i++) {
+		name = app.settings.tracks[i].name;
 		if (track_conf_get(name, &tc) != 0)
 			continue;
 		if (db_track_since(db, name, now, &since) == 0 &&

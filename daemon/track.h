@@ -26,7 +26,6 @@
 
 #include "lib/buf.h"
 
-struct config;
 struct db;
 
 struct track_conf {
@@ -37,18 +36,12 @@ struct track_conf {
 };
 
 void	track_conf_release(struct track_conf *);
-/* Fills tc from [track "name"] of app.cfg.  0, or -1 (no such track). */
+/* Fills tc from [track "name"] of app.settings.  0, or -1 (no such track). */
 int	track_conf_get(const char *name, struct track_conf *tc);
 
 /* Config checks of `at` (HH:MM) and `every` (N followed by m, h or d). */
 int	track_check_at(const char *value, struct buf *err);
 int	track_check_every(const char *value, struct buf *err);
-/*
- * Checks every [track] against the rest of the configuration: its tree
- * must be a configured [tree], its matrix a readable file.  One line per
- * problem in err ("file:line: ..."); 0 or -1.
- */
-int	track_config_check(const struct config *, struct buf *err);
 
 /*
  * Whether a timer run is due at now: the newest scheduled time at or

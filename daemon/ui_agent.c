@@ -91,7 +91,7 @@ ui_agents(struct http_req *req, struct http_resp *resp)
 	size_t i;
 
 	db_agent_list_at(req->db, (long long)time(NULL),
-	    (int)config_int(&app.cfg, "agents", NULL, "lease"), &agents);
+	    app.settings.agents.lease, &agents);
 	db_job_list(req->db, 50, &jobs);
 	html_page_begin(&b, "Agents", "agents", 10);
 	buf_addstr(&b, "<h1>Agents</h1>\n");

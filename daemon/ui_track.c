@@ -76,7 +76,8 @@ ui_tracks(struct http_req *req, struct http_resp *resp)
 	buf_addstr(&b, "<h1>Tracked trees</h1>\n<table class=\"tracks\">\n"
 	    "<tr><th>track</th><th>tree</th><th>branch</th><th>when</th>"
 	    "<th>last run</th><th>regressions</th></tr>\n");
-	for (i = 0; (name = config_subsection(&app.cfg, "track", i)); i++) {
+	for (i = 0; i < app.settings.ntracks &&
+	    (name = app.settings.tracks[i].name); i++) {
 		struct track_run *runs = NULL;
 		struct track_regression *regs = NULL;
 		size_t nr = 0, ng = 0;

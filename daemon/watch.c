@@ -24,7 +24,6 @@
 
 #include "daemon/app.h"
 #include "core/atom.h"
-#include "daemon/config.h"
 #include "daemon/db.h"
 #include "daemon/db_watch.h"
 #include "daemon/intake.h"
@@ -41,7 +40,7 @@
 #define WATCH_MAX_OLDER		16
 
 struct watch {
-	const char	*name;		/* borrowed from app.cfg */
+	const char	*name;		/* borrowed from app.settings */
 	const char	*lore, *list;
 	const char	**paths;
 	size_t		 npaths;
@@ -62,89 +61,24 @@ static size_t nwatches;
 
 /* ---- configuration --------------------------------------------------- */
 
-/* "file:line" of the last value of a key, for messages. */
 static void
-watch_where(const struct config *c, const char *sub, const char *key,
-    struct buf *out)
+watch_load(const struct settings *set)
 {
-	for (size_t i = c->n; i-- > 0;) {
-		const struct config_entry *e = &c->entries[i];
+	nwatches = 0;
+	watches = xcalloc(set->nwatches + 1, sizeof(*watches));
+	for (size_t i = 0; i < set->nwatches; i++) {
+		const struct settings_watch *sw = &set->watches[i];
+		struct watch *w = &watches[nwatches++];
 
-		if (!strcmp(e->key->section, "watch") && e->sub &&
-		    !strcmp(e->sub, sub) && (!key || !strcmp(e->key->key, key))) {
-			buf_addf(out, "%s:%d", e->file, e->line);
-			return;
-		}
-	}
-	buf_addstr(out, "(configuration)");
-}
-
-int
-watch_check(const struct config *c, struct buf *err)
-{
-	const char *name;
-	int bad = 0;
-
-	for (size_t i = 0; (name = config_subsection(c, "watch", i)); i++) {
-		const char *lore = config_str(c, "watch", name, "lore");
-		const char *list = config_str(c, "watch", name, "list");
-		size_t n;
-		const char **allow = intake_lore_bases(c, &n);
-		struct buf why = BUF_INIT(1024);
-
-		if (!lore || !*lore) {
-			watch_where(c, name, NULL, err);
-			buf_addf(err, ": [watch \"%s\"] needs lore = URL\n", name);
-			bad = 1;
-		} else if (lore_check_allowed(lore, allow, n, &why) < 0) {
-			watch_where(c, name, "lore", err);
-			buf_addf(err, ": [watch \"%s\"] lore: %s\n", name,
-			    why.data);
-			bad = 1;
-		}
-		if (!list || !*list || strchr(list, '/')) {
-			watch_where(c, name, "list", err);
-			buf_addf(err, ": [watch \"%s\"] needs list = NAME (one "
-			    "path segment)\n", name);
-			bad = 1;
-		}
-		if (!config_list(c, "watch", name, "path", 0)) {
-			watch_where(c, name, NULL, err);
-			buf_addf(err, ": [watch \"%s\"] needs at least one "
-			    "path = (mm/, fs/dcache.c, ...)\n", name);
-			bad = 1;
-		}
-		buf_release(&why);
-		free(allow);
-	}
-	return bad ? -1 : 0;
-}
-
-static void
-watch_load(void)
-{
-	const char *name;
-
-	for (size_t i = 0; (name = config_subsection(&app.cfg, "watch", i));
-	    i++) {
-		struct watch *w;
-		const char *p;
-
-		watches = xrealloc(watches, (nwatches + 1) * sizeof(*watches));
-		w = &watches[nwatches++];
-		memset(w, 0, sizeof(*w));
-		w->name = name;
-		w->lore = config_str(&app.cfg, "watch", name, "lore");
-		w->list = config_str(&app.cfg, "watch", name, "list");
-		w->poll = config_int(&app.cfg, "watch", name, "poll");
-		w->per_day = config_int(&app.cfg, "watch", name, "per_day");
-		w->priority = config_int(&app.cfg, "watch", name, "priority");
-		while ((p = config_list(&app.cfg, "watch", name, "path",
-		    w->npaths))) {
-			w->paths = xrealloc(w->paths,
-			    (w->npaths + 1) * sizeof(*w->paths));
-			w->paths[w->npaths++] = p;
-		}
+		w->name = sw->name;
+		w->lore = sw->lore;
+		w->list = sw->list;
+		w->poll = sw->poll;
+		w->per_day = sw->per_day;
+		w->priority = sw->priority;
+		w->paths = xcalloc(sw->npaths + 1, sizeof(*w->paths));
+		memcpy(w->paths, sw->paths, sw->npaths * sizeof(*w->paths));
+		w->npaths = sw->npaths;
 		w->next = time(NULL);
 	}
 }
@@ -349,8 +283,8 @@ out:
 static int
 watch_poll(struct db *db, struct watch *w, struct buf *err)
 {
-	size_t nallow;
-	const char **allow = intake_lore_bases(&app.cfg, &nallow);
+	size_t nallow = app.settings.lore.nallow;
+	const char **allow = app.settings.lore.allow;
 	struct buf body = BUF_INIT(LORE_MAX_BYTES);
 	struct atom_feed feed = { 0 };
 	int rc = -1;
@@ -394,7 +328,6 @@ watch_poll(struct db *db, struct watch *w, struct buf *err)
 out:
 	atom_feed_release(&feed);
 	buf_release(&body);
-	free(allow);
 	return rc;
 }
 
@@ -463,7 +396,7 @@ watch_start(void)
 {
 	int e;
 
-	watch_load();
+	watch_load(&app.settings);
 	if (!nwatches)
 		return 0;
 	watch_stopping = 0;

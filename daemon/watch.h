@@ -19,15 +19,7 @@
 #include <stddef.h>
 
 struct buf;
-struct config;
 struct json_t;
-
-/*
- * Checks the [watch] sections against the rest of the configuration (the
- * lore base is on the [lore] allowlist, a list and a path are given).
- * 0, or -1 with one "file:line: ..." line per problem in err.
- */
-int	watch_check(const struct config *, struct buf *err);
 
 /* Starts and stops the polling thread (nothing to do without watches). */
 int	watch_start(void);

@@ -62,6 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    "host = ci.example.org\n[submitter \"a\"]\ntoken_sha256 = "
 		    "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9\n",
 		    &err);
+		app_load_settings(&err);
 		configured = 1;
 	}
 	if (!(f = line(&p, end)) || !(host = line(&p, end)) ||

@@ -18,17 +18,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static int loaded;
 	struct buf err = BUF_INIT(4096);
 	const char *matrix;
 	int boots;
-	json_t *j = json_loadb((const char *)data, size, 0, NULL);
+	json_t *j;
 
+	if (!loaded) {
+		/* app.cfg is empty: the table's defaults apply */
+		if (app_load_settings(&err) < 0)
+			abort();
+		loaded = 1;
+	}
+	j = json_loadb((const char *)data, size, 0, NULL);
 	if (j == NULL)
 		return 0;
 	if (sched_request_parse(j, &matrix, &boots, &err) == 0) {
-		/* app.cfg is empty: the table's defaults apply */
-		if (boots < 0 || boots > config_int(&app.cfg, "sched", NULL,
-		    "max_boots"))
+		if (boots < 0 || boots > app.settings.sched.max_boots)
 			abort();
 		if (matrix && !strstr(matrix, "[run "))
 			abort();

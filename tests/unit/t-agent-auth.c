@@ -124,10 +124,12 @@ main(void)
 	sha256_hex("s3cret", 6, sha);
 	conf = xasprintf("[agent \"lab0\"]\ntoken_sha256 = %s\n", sha);
 	config_init(&app.cfg);
-	ok(config_parse(&app.cfg, "test", conf, &err) == 0, "config (%s)",
+	ok(config_parse(&app.cfg, "test", conf, &err) == 0 &&
+	    app_load_settings(&err) == 0, "config (%s)",
 	    err.data ? err.data : "");
 	test_example_token();
 	test_throttle();
+	settings_release(&app.settings);
 	config_release(&app.cfg);
 	free(conf);
 	buf_release(&err);

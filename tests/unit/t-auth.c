@@ -101,7 +101,8 @@ config_with(const char *extra)
 
 	config_release(&app.cfg);
 	config_init(&app.cfg);
-	if (config_parse(&app.cfg, "test", conf, &err) < 0)
+	if (config_parse(&app.cfg, "test", conf, &err) < 0 ||
+	    app_load_settings(&err) < 0)
 		printf("# config: %s\n", err.data);
 	free(conf);
 	buf_release(&err);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "daemon/config.h"
+#include "daemon/settings.h"
 #include "daemon/track.h"
 #include "lib/xalloc.h"
 #include "tests/unit/tap.h"
@@ -23,8 +24,12 @@ check(const char *text, struct buf *err)
 	config_init(&c);
 	buf_reset(err);
 	rc = config_parse(&c, "t.conf", text, err);
-	if (rc == 0)
-		rc = track_config_check(&c, err);
+	if (rc == 0) {
+		struct settings s;
+
+		rc = settings_load(&c, &s, err);
+		settings_release(&s);
+	}
 	config_release(&c);
 	return rc;
 }

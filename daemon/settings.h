@@ -1,0 +1,116 @@
+/*
+ * settings: the daemon's configuration as typed fields, read once at start
+ * from the parsed kperfci.conf (config.h) and then only read by the
+ * stages, handlers and workers (app.settings).
+ *
+ * settings_load applies the table's defaults (config.c) and runs the checks
+ * that look at more than one key ([track] tree names a [tree], a [watch]
+ * lore base is on the [lore] allowlist, [build] tree names a [tree], ...),
+ * so `kperfcid -n` and start-up refuse what used to fail at first use.
+ *
+ * Strings point into the struct config the settings were loaded from: it
+ * must outlive them.  Arrays are owned by the settings (settings_release).
+ */
+#ifndef KPERFCI_SETTINGS_H
+#define KPERFCI_SETTINGS_H
+
+#include <stddef.h>
+
+#include "lib/buf.h"
+
+struct config;
+
+/* [tree "NAME"]: path and url as written (relative paths resolved by
+   stage_build_tree_conf); at least one of them is set. */
+struct settings_tree {
+	const char	*name, *url, *path, *branch, *config;
+	const char	**fragments;
+	size_t		 nfragments;
+	int		 fetch_timeout;
+};
+
+/* [agent "NAME"], [submitter "NAME"]: a name and its token's sha256. */
+struct settings_token {
+	const char	*name, *token_sha256;
+};
+
+/* [watch "NAME"] */
+struct settings_watch {
+	const char	*name, *lore, *list;
+	const char	**paths;
+	size_t		 npaths;
+	long long	 poll, per_day, priority;
+};
+
+/* [track "NAME"]: branch is the track's, else its tree's, else "master";
+   matrix NULL for the scheduler's default; at/every as written or NULL. */
+struct settings_track {
+	const char	*name, *tree, *branch, *matrix, *at, *every;
+	int		 boots, max_boots, priority, first_parent;
+};
+
+struct settings {
+	struct {
+		const char	*listen, *data, *db, *schema, *web;
+		int		 port, threads, workers, poll;
+		long long	 max_body;
+	} daemon;
+	struct {
+		long long	 max_inflight, cache, upload_quota;
+		int		 max_connections, per_ip_connections, timeout;
+		int		 submit_burst, submit_per_hour;
+	} http;
+	struct {
+		const char	**allow;	/* lore bases */
+		size_t		 nallow;
+	} lore;
+	struct settings_tree *trees;
+	size_t		 ntrees;
+	struct {
+		/* the tree series are applied to: [build] tree, else the
+		   first [tree], else NULL (series rest at fetched) */
+		const struct settings_tree *tree;
+		const char	*cache;		/* NULL: <data>/builds */
+		int		 slots, jobs, timeout;
+		long long	 pids_max, mem_max, file_max, output_max;
+		long long	 cache_max;
+	} build;
+	struct {
+		struct settings_token *list;	/* [agent "NAME"] */
+		size_t		 n;
+		int		 lease, max_attempts;
+	} agents;
+	struct {
+		const char	*admin_token_sha256;	/* NULL: none */
+		const char	**hosts;
+		size_t		 nhosts;
+		int		 trust_loopback;
+		struct settings_token *submitters;
+		size_t		 nsubmitters;
+	} auth;
+	struct {
+		int		 boots, boot_step, max_boots, replacements;
+		const char	*matrix;	/* NULL: etc/workloads.conf */
+	} sched;
+	struct settings_watch *watches;
+	size_t		 nwatches;
+	struct settings_track *tracks;
+	size_t		 ntracks;
+};
+
+/*
+ * Fills s from cfg (defaults from the key table).  0, or -1 with one line
+ * per problem in err; s is then released.
+ */
+int	settings_load(const struct config *cfg, struct settings *s,
+	    struct buf *err);
+void	settings_release(struct settings *s);
+
+const struct settings_tree *settings_tree(const struct settings *,
+	    const char *name);
+const struct settings_track *settings_track(const struct settings *,
+	    const char *name);
+/* The token sha256 of [agent "name"], NULL when there is no such agent. */
+const char *settings_agent_token(const struct settings *, const char *name);
+
+#endif
