@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 #include <zlib.h>
@@ -30,12 +31,38 @@ uparts_release(struct uparts *u)
 	memset(u, 0, sizeof(*u));
 }
 
+/* curl_url_get of one part into *out (NULL when the URL has none). */
+static int
+lore_part(CURLU *h, CURLUPart part, unsigned flags, char **out)
+{
+	char *v = NULL;
+	CURLUcode rc = curl_url_get(h, part, &v, flags);
+
+	*out = NULL;
+	if (rc != CURLUE_OK)
+		return rc;
+	*out = xstrdup(v);
+	curl_free(v);
+	return 0;
+}
+
+/*
+ * Takes the URL apart with libcurl's own parser (CURLU), the one that will
+ * fetch it, so what is checked is what is fetched.  The path is kept as
+ * written (CURLU_PATH_AS_IS: curl would otherwise resolve "..", which the
+ * allowlist check refuses outright).  Our own checks come first where they
+ * give a clearer sentence than curl's error code.
+ */
 static int
 lore_split(const char *url, struct uparts *u, struct buf *err)
 {
-	const char *p, *a, *ae, *pe;
-	const char *at;
+	CURLU *h = NULL;
+	CURLUcode rc;
+	char *v = NULL, *end;
+	const char *p;
+	long port;
 	size_t i;
+	int ret = -1;
 
 	memset(u, 0, sizeof(*u));
 	for (p = url; *p; p++)
@@ -43,74 +70,92 @@ lore_split(const char *url, struct uparts *u, struct buf *err)
 			buf_addf(err, "URL contains a space or a control character");
 			return -1;
 		}
-	if (!(p = strstr(url, "://"))) {
+	if (!(p = strstr(url, "://")) || p == url) {
 		buf_addf(err, "not a URL (no scheme://): %.200s", url);
 		return -1;
 	}
-	u->scheme = xstrndup(url, p - url);
-	for (i = 0; u->scheme[i]; i++)
-		u->scheme[i] = tolower((unsigned char)u->scheme[i]);
-	if (strcmp(u->scheme, "http") && strcmp(u->scheme, "https")) {
-		buf_addf(err, "only http and https lore URLs are accepted, not '%.20s'",
-		    u->scheme);
-		goto fail;
+	if (!((p - url == 4 && strncasecmp(url, "http", 4) == 0) ||
+	    (p - url == 5 && strncasecmp(url, "https", 5) == 0))) {
+		buf_addf(err, "only http and https lore URLs are accepted, "
+		    "not '%.*s'", (int)(p - url < 20 ? p - url : 20), url);
+		return -1;
 	}
-	u->port = strcmp(u->scheme, "https") == 0 ? 443 : 80;
-	a = p + 3;
-	ae = a + strcspn(a, "/?#");
-	at = memchr(a, '@', ae - a);
-	if (at) {
+	/* curl reads "https:///x" as host x: the URL has none */
+	if (strchr("/?#", p[3])) {
+		buf_addstr(err, "URL has no host");
+		return -1;
+	}
+	if (!(h = curl_url()))
+		goto oom;
+	rc = curl_url_set(h, CURLUPART_URL, url,
+	    CURLU_PATH_AS_IS | CURLU_NON_SUPPORT_SCHEME);
+	if (rc == CURLUE_OK && lore_part(h, CURLUPART_SCHEME, 0, &u->scheme))
+		rc = CURLUE_BAD_SCHEME;
+	if (rc == CURLUE_OUT_OF_MEMORY)
+		goto oom;
+	if (u->scheme)
+		for (i = 0; u->scheme[i]; i++)
+			u->scheme[i] = tolower((unsigned char)u->scheme[i]);
+	if (rc == CURLUE_OK && strcmp(u->scheme, "http") &&
+	    strcmp(u->scheme, "https")) {
+		buf_addf(err, "only http and https lore URLs are accepted, "
+		    "not '%.20s'", u->scheme);
+		goto out;
+	}
+	if (rc == CURLUE_OK && (curl_url_get(h, CURLUPART_USER, &v, 0) ==
+	    CURLUE_OK || curl_url_get(h, CURLUPART_PASSWORD, &v, 0) ==
+	    CURLUE_OK)) {
 		buf_addstr(err, "URL has user information before the host "
 		    "('user@host'), refused");
-		goto fail;
+		goto out;
 	}
-	if (a < ae && *a == '[') {
-		const char *rb = memchr(a, ']', ae - a);
-		if (!rb) {
-			buf_addstr(err, "URL has a malformed IPv6 host");
-			goto fail;
-		}
-		u->host = xstrndup(a, rb + 1 - a);
-		p = rb + 1;
-	} else {
-		const char *c = memchr(a, ':', ae - a);
-		u->host = xstrndup(a, (c ? c : ae) - a);
-		p = c ? c : ae;
-	}
-	if (!*u->host) {
+	switch (rc) {
+	case CURLUE_OK:
+		break;
+	case CURLUE_BAD_PORT_NUMBER:
+		buf_addstr(err, "URL has a malformed port");
+		goto out;
+	case CURLUE_BAD_IPV6:
+		buf_addstr(err, "URL has a malformed IPv6 host");
+		goto out;
+	case CURLUE_NO_HOST:
 		buf_addstr(err, "URL has no host");
-		goto fail;
+		goto out;
+	default:
+		buf_addf(err, "malformed URL (%s): %.200s",
+		    curl_url_strerror(rc), url);
+		goto out;
+	}
+	if (lore_part(h, CURLUPART_HOST, 0, &u->host) || !*u->host) {
+		buf_addstr(err, "URL has no host");
+		goto out;
 	}
 	for (i = 0; u->host[i]; i++)
 		u->host[i] = tolower((unsigned char)u->host[i]);
-	if (p < ae) {
-		long port = 0;
-		if (*p != ':' || p + 1 == ae) {
-			buf_addstr(err, "URL has a malformed port");
-			goto fail;
-		}
-		for (p++; p < ae; p++) {
-			if (!isdigit((unsigned char)*p) || (port = port * 10 + (*p - '0')) > 65535) {
-				buf_addstr(err, "URL has a malformed port");
-				goto fail;
-			}
-		}
-		if (port == 0) {
-			buf_addstr(err, "URL has a malformed port");
-			goto fail;
-		}
-		u->port = (int)port;
+	curl_free(v);
+	v = NULL;
+	if (curl_url_get(h, CURLUPART_PORT, &v, CURLU_DEFAULT_PORT) !=
+	    CURLUE_OK || (port = strtol(v, &end, 10)) <= 0 || port > 65535 ||
+	    *end) {
+		buf_addstr(err, "URL has a malformed port");
+		goto out;
 	}
-	pe = ae + strcspn(ae, "?#");
-	u->path = pe > ae ? xstrndup(ae, pe - ae) : xstrdup("/");
-	if (*pe == '?') {
-		const char *qe = pe + 1 + strcspn(pe + 1, "#");
-		u->query = xstrndup(pe + 1, qe - pe - 1);
+	u->port = (int)port;
+	if (lore_part(h, CURLUPART_PATH, 0, &u->path) || !*u->path) {
+		free(u->path);
+		u->path = xstrdup("/");
 	}
-	return 0;
-fail:
-	uparts_release(u);
-	return -1;
+	lore_part(h, CURLUPART_QUERY, 0, &u->query);
+	ret = 0;
+	goto out;
+oom:
+	buf_addstr(err, "out of memory parsing the URL");
+out:
+	curl_free(v);
+	curl_url_cleanup(h);
+	if (ret < 0)
+		uparts_release(u);
+	return ret;
 }
 
 static int
