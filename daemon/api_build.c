@@ -24,6 +24,36 @@
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 
+static json_t *
+api_build_str(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *
+api_build_json(const struct db_build *b)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(b->id));
+	json_object_set_new(o, "key", api_build_str(b->key));
+	json_object_set_new(o, "tree", api_build_str(b->tree));
+	json_object_set_new(o, "commit", api_build_str(b->commit_id));
+	json_object_set_new(o, "config", api_build_str(b->config));
+	json_object_set_new(o, "base_build", b->base_build ?
+	    json_integer(b->base_build) : json_null());
+	json_object_set_new(o, "state", api_build_str(b->state));
+	json_object_set_new(o, "progress", b->progress >= 0 ?
+	    json_integer(b->progress) : json_null());
+	json_object_set_new(o, "sha256", api_build_str(b->sha256));
+	json_object_set_new(o, "error", api_build_str(b->error));
+	json_object_set_new(o, "seconds", json_real(b->seconds));
+	json_object_set_new(o, "compiled", json_integer(b->cc_lines));
+	json_object_set_new(o, "url", json_sprintf("/builds/%lld",
+	    (long long)b->id));
+	return o;
+}
+
 static int
 api_build_load(struct http_req *req, struct http_resp *resp,
     struct db_build *b)
@@ -57,7 +87,7 @@ api_build_get(struct http_req *req, struct http_resp *resp)
 
 	if (api_build_load(req, resp, &b) < 0)
 		return 0;
-	o = stage_build_json(&b);
+	o = api_build_json(&b);
 	json_object_set_new(o, "log_tail", b.log_tail ?
 	    json_string(b.log_tail) : json_null());
 	db_build_release(&b);

@@ -193,53 +193,6 @@ ui_manage_rerun(struct http_req *req, struct http_resp *resp)
 	return manage_rerun(req, resp, 1);
 }
 
-int
-manage_series_json(struct db *db, long long id, json_t *obj)
-{
-	char *owner = NULL;
-
-	if (db_series_owner(db, id, &owner) < 0)
-		return -1;
-	json_object_set_new(obj, "owner", owner ? json_string(owner) :
-	    json_null());
-	free(owner);
-	return 0;
-}
-
-/* One button in a form that carries the CSRF token (and a token field
-   for submitters on other hosts). */
-static void
-manage_button(struct buf *b, long long id, const char *what,
-    const char *label, const char *csrf)
-{
-	buf_addf(b, "<form class=\"manage\" method=\"post\" "
-	    "action=\"/series/%lld/%s\">", id, what);
-	buf_addstr(b, "<input type=\"hidden\" name=\"csrf\" value=\"");
-	html_attr(b, csrf);
-	buf_addstr(b, "\"><input type=\"password\" name=\"token\" "
-	    "autocomplete=\"off\" placeholder=\"token (other hosts)\">"
-	    "<button type=\"submit\">");
-	html_txt(b, label);
-	buf_addstr(b, "</button></form>\n");
-}
-
-void
-manage_series_html(struct db *db, long long id, struct buf *out)
-{
-	struct db_series s;
-	char csrf[65];
-
-	if (db_series_get(db, id, 0, &s) != 0)
-		return;
-	auth_csrf_token(csrf);
-	buf_addstr(out, "<section class=\"manage\"><h2>Manage</h2>\n");
-	if (!pipeline_state_is_final(s.state))
-		manage_button(out, id, "cancel", "Cancel this series", csrf);
-	manage_button(out, id, "rerun", "Re-run as a new series", csrf);
-	buf_addstr(out, "</section>\n");
-	db_series_release(&s);
-}
-
 const struct route api_manage_routes[] = {
 	{ "POST", "/api/v1/series/{id}/cancel", api_manage_cancel, 0, 0 },
 	{ "POST", "/api/v1/series/{id}/rerun", api_manage_rerun, 0, 0 },

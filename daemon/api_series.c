@@ -15,8 +15,10 @@
  *					and takes writes, else 503 naming the
  *					path and the cause
  *
- * Other areas add members to a series object through series_sections
- * (routes.c).
+ * A full series object carries, after its patches, the comparison
+ * (api_comparison.c), the base and builds, the boot plan ("schedule") and
+ * the owner: each from its own function below, in that order.  The page
+ * of the same series is ui_series.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,8 @@
 #include "daemon/auth.h"
 #include "core/exercise.h"
 #include "daemon/db.h"
+#include "daemon/report.h"
+#include "daemon/db_build.h"
 #include "daemon/db_auth.h"
 #include "daemon/intake.h"
 #include "daemon/limits.h"
@@ -45,6 +49,88 @@ jstr(const char *s)
 {
 	return s ? json_string(s) : json_null();
 }
+
+/* ---- the sections of a series object -------------------------------- */
+
+static int
+api_series_builds(struct db *db, long long series_id, json_t *obj)
+{
+	struct db_series_build sb;
+	struct db_build b;
+	json_t *o, *arr;
+	int r = db_build_series_get(db, series_id, &sb);
+
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		json_object_set_new(obj, "builds", json_null());
+		return 0;
+	}
+	o = json_object();
+	json_object_set_new(o, "tree", jstr(sb.tree));
+	{
+		char *fs = NULL, *fe = NULL;
+
+		if (db_build_tree_fetch_get(db, sb.tree, &fs, &fe) == 0 && fs)
+			json_object_set_new(o, "tree_fetch", json_pack(
+			    "{s:s,s:o}", "state", fs, "error", jstr(fe)));
+		free(fs);
+		free(fe);
+	}
+	json_object_set_new(o, "base_commit", jstr(sb.base_commit));
+	json_object_set_new(o, "base_choice", jstr(sb.base_kind));
+	json_object_set_new(o, "base_reason", jstr(sb.base_reason));
+	json_object_set_new(o, "patched_commit", jstr(sb.patched_commit));
+	json_object_set_new(o, "ref", jstr(sb.ref));
+	arr = json_array();
+	for (size_t i = 0; i < sb.npaths; i++)
+		json_array_append_new(arr, json_pack("{s:i,s:s}", "patch",
+		    sb.counters[i], "applied_by", sb.paths[i]));
+	json_object_set_new(o, "apply", arr);
+	if (sb.base_build && db_build_get(db, sb.base_build, &b) == 0) {
+		json_object_set_new(o, "base", api_build_json(&b));
+		db_build_release(&b);
+	} else
+		json_object_set_new(o, "base", json_null());
+	if (sb.patched_build && db_build_get(db, sb.patched_build, &b) == 0) {
+		json_object_set_new(o, "patched", api_build_json(&b));
+		db_build_release(&b);
+	} else
+		json_object_set_new(o, "patched", json_null());
+	json_object_set_new(obj, "builds", o);
+	db_series_build_release(&sb);
+	return 0;
+}
+
+int
+api_series_schedule(struct db *db, long long sid, json_t *obj)
+{
+	struct sched_comparison c;
+	int rc = sched_get(db, sid, &c);
+
+	if (rc == 1)
+		return 0;
+	if (rc == -1)
+		return -1;
+	json_object_set_new(obj, "schedule", sched_json(&c));
+	sched_comparison_release(&c);
+	return 0;
+}
+
+static int
+api_series_owner(struct db *db, long long id, json_t *obj)
+{
+	char *owner = NULL;
+
+	if (db_series_owner(db, id, &owner) < 0)
+		return -1;
+	json_object_set_new(obj, "owner", owner ? json_string(owner) :
+	    json_null());
+	free(owner);
+	return 0;
+}
+
+/* ---- the series object -------------------------------------------------- */
 
 json_t *
 api_series_json(struct db *db, const struct db_series *s, int full)
@@ -111,9 +197,10 @@ api_series_json(struct db *db, const struct db_series *s, int full)
 		json_array_append_new(arr, p);
 	}
 	json_object_set_new(o, "patches", arr);
-	for (i = 0; series_sections[i].name; i++)
-		if (series_sections[i].json)
-			series_sections[i].json(db, s->id, o);
+	api_comparison_series_json(db, s->id, o);
+	api_series_builds(db, s->id, o);
+	api_series_schedule(db, s->id, o);
+	api_series_owner(db, s->id, o);
 	return o;
 }
 

@@ -11,8 +11,14 @@ struct db_series;
 
 /*
  * The JSON object of a series.  full adds the cover letter, footers,
- * patches with trailers, and every series section's members.
+ * patches with trailers, the comparison, builds, schedule and owner.
  */
 json_t	*api_series_json(struct db *, const struct db_series *, int full);
+/* Adds "schedule" (the boot plan of the series' comparison) to obj. */
+int	 api_series_schedule(struct db *, long long series_id, json_t *obj);
+
+struct db_build;
+/* A build as JSON (GET /api/v1/builds/{id}, a series' "builds"). */
+json_t	*api_build_json(const struct db_build *);
 
 #endif

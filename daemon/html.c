@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/html.h"
 #include "daemon/http.h"
@@ -15,6 +16,28 @@ static const struct {
 	{ "agents", "Agents", "/agents" },
 	/* agents, nightly: add a row here */
 };
+
+void
+html_time(struct buf *b, long long t)
+{
+	char s[32];
+	time_t tt = t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%d %H:%M UTC", &tm);
+	html_txt(b, s);
+}
+
+void
+html_state(struct buf *b, const char *state)
+{
+	buf_addstr(b, "<span class=\"state state-");
+	html_attr(b, state);
+	buf_addstr(b, "\">");
+	html_txt(b, state);
+	buf_addstr(b, "</span>");
+}
 
 void
 html_page_begin(struct buf *b, const char *title, const char *nav,

@@ -15,6 +15,11 @@
 
 struct http_resp;
 
+/* A time as "YYYY-MM-DD HH:MM UTC". */
+void	html_time(struct buf *, long long t);
+/* A state word in <span class="state state-WORD">. */
+void	html_state(struct buf *, const char *state);
+
 /*
  * Starts a page: doctype, head (title, viewport, style.css), the header with
  * navigation (nav: "series", "agents", "nightly"... marks the current one).

@@ -108,6 +108,7 @@ report_release(struct report *r)
 		free(r->jobs[i].reason);
 		free(r->jobs[i].agent);
 		free(r->jobs[i].console);
+		free(r->jobs[i].progress);
 	}
 	free(r->jobs);
 	if (r->have_result)
@@ -1921,6 +1922,11 @@ report_html_jobs(const struct report *r, struct buf *b)
 		buf_addstr(b, "\">");
 		html_txt(b, j->state ? j->state : "unknown");
 		buf_addstr(b, "</span>");
+		if (j->progress) {
+			buf_addstr(b, " (");
+			html_txt(b, j->progress);
+			buf_addstr(b, ")");
+		}
 		if (j->reason) {
 			buf_addstr(b, " ");
 			html_txt(b, j->reason);
@@ -2413,6 +2419,8 @@ report_load_comparison(struct db *db, struct report *r, int with_result)
 		o->state = report_dup(j->state);
 		o->reason = report_dup(j->reason);
 		o->agent = report_dup(j->agent);
+		if (j->progress && !strcmp(j->state, "leased"))
+			o->progress = report_dup(j->progress);
 		if (j->console)
 			o->console = xasprintf("/api/v1/jobs/%lld/console"
 			    "?attempt=%d", j->id, j->attempts);

@@ -55,6 +55,8 @@ struct report_job {
 	char	*agent;			/* who ran / runs it, or NULL */
 	char	*console;		/* URL path of its console log, or
 					   NULL */
+	char	*progress;		/* a leased job's last heartbeat, or
+					   NULL */
 };
 
 struct report_caller {
@@ -301,11 +303,8 @@ void	report_exercise_json(const struct report *r, json_t *obj);
 void	report_table_text_ex(const struct stats_result *res,
 	    const struct report *r, struct buf *out);
 
-/* ---- where the report plugs into the daemon (routes.c) --------------- */
+/* ---- where the report plugs into the daemon ------------------------- */
 
-/* ui_result.c: the series page's comparison section. */
-void	ui_result_series_html(struct db *, long long series_id,
-	    struct buf *out);
 /* api_comparison.c: "result" links in the series JSON, and the routes
  *	GET /api/v1/series/{id}/comparison	report_json
  *	GET /series/{id}/report.txt		report_text */

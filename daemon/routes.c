@@ -1,6 +1,6 @@
 /*
- * routes: the one list of route tables and series sections.  Each area
- * adds one line per list; nothing else in the core needs to change.
+ * routes: the one list of route tables.  Each area adds one line;
+ * nothing else in the core needs to change.
  */
 #include <stddef.h>
 
@@ -13,6 +13,7 @@
 const struct route *const http_route_tables[] = {
 	api_series_routes,
 	ui_routes,
+	ui_series_routes,
 	api_agent_routes,
 	ui_agent_routes,
 	api_build_routes,
@@ -27,11 +28,3 @@ const struct route *const http_route_tables[] = {
 
 int (*const http_route_guard)(struct http_req *, const struct route *,
     struct http_resp *) = auth_guard;
-
-const struct series_section series_sections[] = {
-	{ "result", api_comparison_series_json, ui_result_series_html },
-	{ "builds", stage_build_series_json, stage_build_series_html },
-	{ "schedule", sched_series_json, sched_series_html },
-	{ "manage", manage_series_json, manage_series_html },
-	{ NULL, NULL, NULL }
-};

@@ -175,8 +175,6 @@ void	sched_stats_opts(struct stats_opts *, const struct sched_comparison *c);
 
 /* Series section (routes.c): "schedule" in the series JSON, and a progress
    <section> on the series page. */
-int	sched_series_json(struct db *, long long series_id, json_t *obj);
-void	sched_series_html(struct db *, long long series_id, struct buf *out);
 
 /* ---- the store (db_sched.c) ------------------------------------------- */
 

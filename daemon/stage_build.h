@@ -24,12 +24,8 @@ int	stage_apply(struct stage_ctx *);
 int	stage_build(struct stage_ctx *);
 
 /* Series section (routes.c): "builds" in the JSON, a <section> on the page. */
-int	stage_build_series_json(struct db *, long long series_id, json_t *obj);
-void	stage_build_series_html(struct db *, long long series_id,
-	    struct buf *out);
 
 /* The JSON object of one build row (series JSON and /api/v1/builds/ID). */
-json_t	*stage_build_json(const struct db_build *);
 
 /* The configured tree series go to (NULL when none is configured). */
 const char *stage_build_tree_name(void);

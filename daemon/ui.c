@@ -6,8 +6,7 @@
  *	POST /submit		form post (url, version, base) -> 303 to the
  *				series page, or an error page naming the
  *				problem
- *	GET  /series/{id}	cover letter, patches, trailers, base, state;
- *				refreshes itself while the series moves
+ *	(GET /series/{id}: ui_series.c)
  *	GET  /static/{file}	web/ files (style.css)
  */
 #include <errno.h>
@@ -27,35 +26,6 @@
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
 #include "lib/xalloc.h"
-
-/*
- * A live series page reloads itself this often: builds take minutes and a
- * boot tens of seconds, and each reload reads the store (the comparison's
- * statistics only when an upload changed them: report.c).
- */
-#define UI_REFRESH_SECONDS	20
-
-static void
-ui_time(struct buf *b, long long t)
-{
-	char s[32];
-	time_t tt = t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%d %H:%M UTC", &tm);
-	html_txt(b, s);
-}
-
-static void
-ui_state(struct buf *b, const char *state)
-{
-	buf_addstr(b, "<span class=\"state state-");
-	html_attr(b, state);
-	buf_addstr(b, "\">");
-	html_txt(b, state);
-	buf_addstr(b, "</span>");
-}
 
 static void
 ui_submit_form(struct buf *b)
@@ -116,12 +86,12 @@ ui_index(struct http_req *req, struct http_resp *resp)
 			buf_addf(&b, " <span class=\"ver\">v%d</span>",
 			    v[i].version);
 		buf_addstr(&b, "</td><td>");
-		ui_state(&b, v[i].state);
+		html_state(&b, v[i].state);
 		buf_addstr(&b, "</td><td>");
 		html_txt(&b, v[i].origin ? v[i].origin : v[i].source &&
 		    !strcmp(v[i].source, "upload") ? "upload" : "URL");
 		buf_addstr(&b, "</td><td>");
-		ui_time(&b, v[i].submitted);
+		html_time(&b, v[i].submitted);
 		buf_addstr(&b, "</td></tr>\n");
 	}
 	if (n)
@@ -201,174 +171,6 @@ out:
 	return 0;
 }
 
-static void
-ui_dl(struct buf *b, const char *term, const char *val)
-{
-	if (!val)
-		return;
-	buf_addstr(b, "<dt>");
-	html_txt(b, term);
-	buf_addstr(b, "</dt><dd>");
-	html_txt(b, val);
-	buf_addstr(b, "</dd>\n");
-}
-
-static void
-ui_patches(struct buf *b, const struct db_series *s)
-{
-	size_t i, k;
-
-	buf_addstr(b, "<h2>Patches</h2>\n<ol class=\"patches\">\n");
-	for (i = 0; i < s->npatches; i++) {
-		const struct db_patch *p = &s->patches[i];
-
-		buf_addf(b, "<li value=\"%d\"><div class=\"subject\">"
-		    "<span class=\"num\">[%d/%d]</span> ", p->counter,
-		    p->counter, p->total);
-		if (s->lore_base && p->msgid) {
-			/* the message on the lore it came from */
-			struct buf u = BUF_INIT(0);
-
-			buf_addstr(&u, s->lore_base);
-			if (u.len && u.data[u.len - 1] != '/')
-				buf_addch(&u, '/');
-			buf_addstr(&u, "all/");
-			lore_escape_msgid(&u, p->msgid);
-			buf_addch(&u, '/');
-			buf_addstr(b, "<a href=\"");
-			html_attr(b, u.data);
-			buf_addstr(b, "\" rel=\"noreferrer\">");
-			html_txt(b, p->subject);
-			buf_addstr(b, "</a>");
-			buf_release(&u);
-		} else {
-			html_txt(b, p->subject);
-		}
-		buf_addstr(b, "</div>\n<div class=\"author\">");
-		html_txt(b, p->author);
-		if (p->email && *p->email) {
-			buf_addstr(b, " &lt;");
-			html_txt(b, p->email);
-			buf_addstr(b, "&gt;");
-		}
-		if (p->from_version && p->from_version != s->version)
-			buf_addf(b, " <span class=\"ver\">from v%d</span>",
-			    p->from_version);
-		buf_addstr(b, "</div>\n");
-		if (p->ntrailers) {
-			buf_addstr(b, "<ul class=\"trailers\">\n");
-			for (k = 0; k < p->ntrailers; k++) {
-				buf_addstr(b, "<li>");
-				html_txt(b, p->trailers[k].name);
-				buf_addstr(b, ": ");
-				html_txt(b, p->trailers[k].value);
-				buf_addstr(b, "</li>\n");
-			}
-			buf_addstr(b, "</ul>\n");
-		}
-		buf_addstr(b, "</li>\n");
-	}
-	buf_addstr(b, "</ol>\n");
-}
-
-static int
-ui_series(struct http_req *req, struct http_resp *resp)
-{
-	struct buf b = BUF_INIT(0), title = BUF_INIT(0);
-	struct db_series s;
-	long long id;
-	const char *idp = http_param(req, "id");
-	size_t i;
-	int r, final;
-
-	if (!idp || strspn(idp, "0123456789") != strlen(idp) ||
-	    strlen(idp) > 18 || (id = atoll(idp)) < 1) {
-		html_error_page(resp, 400, "series id must be a positive "
-		    "integer");
-		return 0;
-	}
-	if (!req->db) {
-		html_error_page(resp, 503, "store not available");
-		return 0;
-	}
-	r = db_series_get(req->db, id, 1, &s);
-	if (r == 1) {
-		buf_addf(&title, "no series %lld", id);
-		html_error_page(resp, 404, title.data);
-		buf_release(&title);
-		return 0;
-	}
-	if (r < 0) {
-		html_error_page(resp, 500, "cannot read the store");
-		return 0;
-	}
-	final = pipeline_series_rests(&s);
-	buf_addf(&title, "Series %lld", id);
-	html_page_begin(&b, title.data, "series", final ? 0 :
-	    UI_REFRESH_SECONDS);
-	buf_addstr(&b, "<h1>");
-	if (s.cover_subject)
-		html_txt(&b, s.cover_subject);
-	else if (s.npatches)
-		html_txt(&b, s.patches[0].subject);
-	else
-		html_txt(&b, title.data);
-	buf_addstr(&b, "</h1>\n<p class=\"status\">State: ");
-	ui_state(&b, s.state);
-	if (!final)
-		buf_addstr(&b, " <span class=\"note\">(this page refreshes "
-		    "itself)</span>");
-	if (s.rest) {
-		buf_addstr(&b, " <span class=\"note\">(rests here: ");
-		html_txt(&b, s.rest);
-		buf_addstr(&b, ")</span>");
-	}
-	buf_addstr(&b, "</p>\n");
-	if (s.error) {
-		buf_addstr(&b, "<p class=\"error\">Failed: ");
-		html_txt(&b, s.error);
-		buf_addstr(&b, "</p>\n");
-	}
-	buf_addstr(&b, "<dl class=\"meta\">\n");
-	buf_addf(&b, "<dt>id</dt><dd>%lld</dd>\n", id);
-	if (s.source && strcmp(s.source, "upload")) {
-		buf_addstr(&b, "<dt>source</dt><dd><a href=\"");
-		html_attr(&b, s.source);
-		buf_addstr(&b, "\" rel=\"noreferrer\">");
-		html_txt(&b, s.source);
-		buf_addstr(&b, "</a></dd>\n");
-	} else {
-		ui_dl(&b, "source", "uploaded mbox");
-	}
-	if (s.version)
-		buf_addf(&b, "<dt>version</dt><dd>v%d</dd>\n", s.version);
-	ui_dl(&b, "revisions in thread", s.versions);
-	ui_dl(&b, "author", s.author);
-	ui_dl(&b, "base-commit", s.base_commit);
-	ui_dl(&b, "requested base", s.req_base);
-	ui_dl(&b, "change-id", s.change_id);
-	buf_addstr(&b, "<dt>submitted</dt><dd>");
-	ui_time(&b, s.submitted);
-	buf_addstr(&b, "</dd>\n</dl>\n");
-	if (s.cover_subject || s.cover_body) {
-		buf_addstr(&b, "<h2>Cover letter</h2>\n<pre class=\"cover\">");
-		html_txt(&b, s.cover_body);
-		buf_addstr(&b, "</pre>\n");
-	}
-	if (s.npatches)
-		ui_patches(&b, &s);
-	for (i = 0; series_sections[i].name; i++)
-		if (series_sections[i].html)
-			series_sections[i].html(req->db, id, &b);
-	buf_addf(&b, "<p class=\"links\"><a href=\"/api/v1/series/%lld\">"
-	    "JSON</a></p>\n", id);
-	html_page_end(&b);
-	html_reply(resp, 200, &b);
-	db_series_release(&s);
-	buf_release(&title);
-	return 0;
-}
-
 static int
 ui_static(struct http_req *req, struct http_resp *resp)
 {
@@ -409,7 +211,6 @@ ui_static(struct http_req *req, struct http_resp *resp)
 const struct route ui_routes[] = {
 	{ "GET", "/", ui_index, ROUTE_HTML, 0 },
 	{ "POST", "/submit", ui_submit, ROUTE_HTML | ROUTE_FORM, 0 },
-	{ "GET", "/series/{id}", ui_series, ROUTE_HTML | ROUTE_CACHE, 0 },
 	{ "GET", "/static/{file}", ui_static, ROUTE_HTML, 0 },
 	{ NULL, NULL, NULL, 0, 0 }
 };

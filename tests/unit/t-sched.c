@@ -14,7 +14,9 @@
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
+#include "daemon/api_series.h"
 #include "daemon/db.h"
+#include "daemon/routes.h"
 #include "daemon/db_agent.h"
 #include "daemon/db_build.h"
 #include "daemon/http.h"
@@ -832,12 +834,12 @@ test_stage_from_builds(void)
 	ok(c.matrix && strstr(c.matrix, "[run "), "stage: default matrix");
 	sched_comparison_release(&c);
 	o = json_object();
-	sched_series_json(db, sid, o);
+	api_series_schedule(db, sid, o);
 	ok(json_integer_value(json_object_get(json_object_get(json_object_get(
 	    o, "schedule"), "base"), "planned")) == 4, "stage: series JSON "
 	    "has schedule.base.planned");
 	json_decref(o);
-	sched_series_html(db, sid, &html);
+	ui_series_schedule(db, sid, &html);
 	ok(html.data && strstr(html.data, "<h2>Boots</h2>"), "stage: series "
 	    "page section");
 	buf_release(&html);
