@@ -14,8 +14,9 @@
  * name; CONFIG_LIST keys may repeat and keep every value in order; other keys
  * keep the last value.
  *
- * Areas extend the table in config.c with one block of rows each; they read
- * values through the getters below, which apply the table's defaults.
+ * Areas extend the table in config.c with one block of rows each; their
+ * values reach them as typed fields of struct settings (settings.h), which
+ * settings.c fills through the getters below (they apply the defaults).
  * Asking for a key that is not in the table is a programming error (fatal).
  */
 #ifndef KPERFCI_CONFIG_H

@@ -30,6 +30,20 @@ like "bad2.conf:3: unknown section \[nosuch\]" "$T/bad2.out" \
     "unknown section with file:line"
 "$D" -c "$T/missing.conf" -n >"$T/miss.out" 2>&1
 like "missing.conf" "$T/miss.out" "missing file named"
+# Checks across keys (settings_load) refuse -n and start-up alike, before
+# anything is created, instead of failing the first series' apply stage.
+printf '[daemon]\ndata = %s/x\n[tree "a"]\nbranch = main\n[build]\ntree = b\n' \
+    "$T" >"$T/cross.conf"
+"$D" -n -c "$T/cross.conf" >"$T/cross.out" 2>&1
+is "$?" 1 "cross-key errors: -n exits 1"
+like '\[tree "a"\] needs path = DIR or url = URL' "$T/cross.out" \
+    "a tree without path or url is named"
+like '\[build\] tree = "b" is not a configured \[tree\]' "$T/cross.out" \
+    "a build tree naming no tree is named"
+"$D" -d -c "$T/cross.conf" >"$T/cross2.out" 2>&1
+is "$?" 1 "cross-key errors: start exits 1"
+like '\[build\] tree = "b"' "$T/cross2.out" "start names the key too"
+ok "nothing created on refusal" test ! -e "$T/x"
 
 # ---- a running daemon ------------------------------------------------
 ok "daemon starts" kd_start

@@ -1,7 +1,7 @@
 /*
- * t-track: the [track] configuration (checks of at/every, the cross-section
- * check that -n runs: unknown tree, unreadable matrix, at and every
- * together, each with file:line) and the timer rule (track_due): a missed
+ * t-track: the [track] configuration (checks of at/every, the
+ * cross-section check settings_load runs for -n and start-up: unknown
+ * tree, unreadable matrix, at and every together, each with file:line) and the timer rule (track_due): a missed
  * time runs once, not once per missed night; nothing before the track was
  * first seen; manual-only tracks never fire.
  */
