@@ -695,24 +695,38 @@ build_report(const struct build_opts *opts, enum build_state s, int pct)
 		opts->progress(opts->arg, s, pct);
 }
 
-int
-build_run(const struct build_spec *spec, const struct build_opts *opts,
+/* What the steps of one build_run share. */
+struct build_ctx {
+	const struct build_spec *spec;
+	const struct build_opts *opts;
+	struct build_result *res;
+	struct buf err, comp, changed, why;
+	char	 chash[65];
+	char	*done, *linux_dir, *kbuild, *log, *src, *kconf, *steps_file;
+	double	 start;
+	int	 have_slot, have_key, lockfd, kconfig_changed, expected;
+};
+
+/* The base commit the tree is exported from (the commit itself for a
+   plain build). */
+static const char *
+build_ctx_base(const struct build_ctx *x)
+{
+	return x->spec->base_commit ? x->spec->base_commit : x->spec->commit;
+}
+
+/* Seconds left of the build's time limit. */
+static int
+build_ctx_timeout(const struct build_ctx *x)
+{
+	return x->opts->timeout_sec - (int)(build_now() - x->start);
+}
+
+/* Checks the commit id and the cache directory before anything runs. */
+static int
+build_check_spec(const struct build_spec *spec, const struct build_opts *opts,
     struct build_result *res)
 {
-	struct buf err = BUF_INIT(8192), comp = BUF_INIT(4096);
-	struct buf changed = BUF_INIT(64u << 20), why = BUF_INIT(8192);
-	char chash[65];
-	char *done = NULL, *linux_dir = NULL, *kbuild = NULL, *log = NULL;
-	char *src = NULL, *kconf = NULL, *steps_file = NULL, *s = NULL;
-	const char *target = opts->target ? opts->target : "bzImage";
-	double start = build_now();
-	int rc = -1, have_slot = 0, kconfig_changed = 0, expected = 0;
-	int have_key = 0, lockfd = -1;
-	char jobs[32];
-	struct build_monitor mon;
-
-	memset(res, 0, sizeof(*res));
-	memset(&mon, 0, sizeof(mon));
 	if (!spec->commit || strlen(spec->commit) != 40 ||
 	    strspn(spec->commit, "0123456789abcdef") != 40) {
 		snprintf(res->error, sizeof(res->error), "commit \"%.60s\" is "
@@ -724,18 +738,33 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		    "is not absolute", opts->cache_dir);
 		return -1;
 	}
-	if (build_config_hash(spec->config, spec->fragments, spec->nfragments,
-	    chash, &err) != 0 || build_compiler_id(&comp) != 0) {
+	return 0;
+}
+
+/* Computes the cache key, claims it in this process and takes the
+   <key>.lock flock against other processes (reporting queued while
+   another holds it). */
+static int
+build_claim(struct build_ctx *x)
+{
+	struct build_result *res = x->res;
+	const struct build_opts *opts = x->opts;
+	char *s = NULL;
+	int rc = -1;
+
+	if (build_config_hash(x->spec->config, x->spec->fragments,
+	    x->spec->nfragments, x->chash, &x->err) != 0 ||
+	    build_compiler_id(&x->comp) != 0) {
 		snprintf(res->error, sizeof(res->error), "%s",
-		    err.len ? err.data : "cannot run gcc --version");
+		    x->err.len ? x->err.data : "cannot run gcc --version");
 		goto out;
 	}
-	build_key(spec->commit, chash, comp.data, res->key);
+	build_key(x->spec->commit, x->chash, x->comp.data, res->key);
 	snprintf(res->dir, sizeof(res->dir), "%s/b/%s", opts->cache_dir,
 	    res->key);
-	done = xasprintf("%s/done", res->dir);
+	x->done = xasprintf("%s/done", res->dir);
 	build_key_claim(res->key);
-	have_key = 1;
+	x->have_key = 1;
 	/* Other processes (the CLI, tests sharing a cache) may build the same
 	   key: an flock on <key>.lock makes them wait for each other. */
 	s = xasprintf("%s/b", opts->cache_dir);
@@ -743,42 +772,61 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	mkdir(s, 0755);
 	free(s);
 	s = xasprintf("%s.lock", res->dir);
-	if ((lockfd = open(s, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
+	if ((x->lockfd = open(s, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
 		snprintf(res->error, sizeof(res->error), "cannot open %.500s: %s",
 		    s, strerror(errno));
 		goto out;
 	}
-	free(s);
-	s = NULL;
-	if (flock(lockfd, LOCK_EX | LOCK_NB) == -1) {
+	if (flock(x->lockfd, LOCK_EX | LOCK_NB) == -1) {
 		build_report(opts, BUILD_QUEUED, -1);
-		if (flock(lockfd, LOCK_EX) == -1) {
+		if (flock(x->lockfd, LOCK_EX) == -1) {
 			snprintf(res->error, sizeof(res->error), "flock: %s",
 			    strerror(errno));
 			goto out;
 		}
 	}
-	if (build_exists(done)) {
-		struct buf d = BUF_INIT(128);
+	rc = 0;
+out:
+	free(s);
+	return rc;
+}
 
-		/* A cache hit: nothing to do but report what is there. */
-		if (buf_read_file(&d, done) == 0 && d.len >= 64) {
-			/* used now: the cache's LRU order */
-			utimensat(AT_FDCWD, done, NULL, 0);
-			memcpy(res->sha256, d.data, 64);
-			res->cache_hit = 1;
-			res->seconds = build_now() - start;
-			build_report(opts, BUILD_DONE, 100);
-			buf_release(&d);
-			rc = 0;
-			goto out;
-		}
-		buf_release(&d);
+/* 1 when the key is already built (a cache hit, reported done), else 0. */
+static int
+build_cache_hit(struct build_ctx *x)
+{
+	struct buf d = BUF_INIT(128);
+	int hit = 0;
+
+	if (!build_exists(x->done))
+		return 0;
+	if (buf_read_file(&d, x->done) == 0 && d.len >= 64) {
+		/* used now: the cache's LRU order */
+		utimensat(AT_FDCWD, x->done, NULL, 0);
+		memcpy(x->res->sha256, d.data, 64);
+		x->res->cache_hit = 1;
+		x->res->seconds = build_now() - x->start;
+		build_report(x->opts, BUILD_DONE, 100);
+		hit = 1;
 	}
+	buf_release(&d);
+	return hit;
+}
+
+/* Waits for a build slot, then makes a fresh build directory whose linux/
+   hard-links the exported base tree. */
+static int
+build_prepare_tree(struct build_ctx *x)
+{
+	struct build_result *res = x->res;
+	const struct build_opts *opts = x->opts;
+	const char *cp[] = { "cp", "-al", "--", NULL, NULL, NULL };
+	char *s = NULL;
+	int rc = -1;
 
 	build_report(opts, BUILD_QUEUED, -1);
 	build_slot_get();
-	have_slot = 1;
+	x->have_slot = 1;
 	build_report(opts, BUILD_CONFIGURING, -1);
 
 	/* A failed attempt leaves its directory; start over cleanly. */
@@ -788,332 +836,446 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 		    res->dir, strerror(errno));
 		goto out;
 	}
-	linux_dir = xasprintf("%s/linux", res->dir);
-	kbuild = xasprintf("%s/kbuild", linux_dir);
-	log = xasprintf("%s/build.log", res->dir);
-	kconf = xasprintf("%s/kconfig", res->dir);
-	steps_file = xasprintf("%s/steps-%s", opts->cache_dir, chash);
+	x->linux_dir = xasprintf("%s/linux", res->dir);
+	x->kbuild = xasprintf("%s/kbuild", x->linux_dir);
+	x->log = xasprintf("%s/build.log", res->dir);
+	x->kconf = xasprintf("%s/kconfig", res->dir);
+	x->steps_file = xasprintf("%s/steps-%s", opts->cache_dir, x->chash);
 
-	if (build_export(opts->cache_dir, spec->repo, spec->base_commit ?
-	    spec->base_commit : spec->commit, &err) != 0) {
-		snprintf(res->error, sizeof(res->error), "export: %s", err.data);
+	if (build_export(opts->cache_dir, x->spec->repo, build_ctx_base(x),
+	    &x->err) != 0) {
+		snprintf(res->error, sizeof(res->error), "export: %s",
+		    x->err.data);
 		goto out;
 	}
-	src = xasprintf("%s/src/%s", opts->cache_dir, spec->base_commit ?
-	    spec->base_commit : spec->commit);
-	{
-		const char *cp[] = { "cp", "-al", "--", src, linux_dir, NULL };
-
-		if (build_run_simple(cp, log, 600) != 0) {
-			snprintf(res->error, sizeof(res->error), "cannot link "
-			    "the source tree (see the log)");
-			goto out;
-		}
+	x->src = xasprintf("%s/src/%s", opts->cache_dir, build_ctx_base(x));
+	cp[3] = x->src;
+	cp[4] = x->linux_dir;
+	if (build_run_simple(cp, x->log, 600) != 0) {
+		snprintf(res->error, sizeof(res->error), "cannot link "
+		    "the source tree (see the log)");
+		goto out;
 	}
 	/* Which export the tree links, for the cache's garbage collection. */
-	free(s);
 	s = xasprintf("%s/source", res->dir);
-	buf_write_file(s, spec->base_commit ? spec->base_commit : spec->commit,
-	    40);
+	buf_write_file(s, build_ctx_base(x), 40);
+	rc = 0;
+out:
 	free(s);
-	s = NULL;
+	return rc;
+}
 
-	if (spec->base_commit) {
-		char *base_kbuild;
-		size_t nchanged = 0;
+/* Refuses a changed path that could leave the tree or reach kbuild/
+   (git never stores these, but the repo is not ours). */
+static int
+build_path_refused(const char *p)
+{
+	return p[0] == '/' || !strncmp(p, "../", 3) || strstr(p, "/../") ||
+	    !strcmp(p, "kbuild") || !strncmp(p, "kbuild/", 7);
+}
 
-		if (!spec->base_key) {
-			snprintf(res->error, sizeof(res->error), "a patched "
-			    "build needs its base build");
-			goto out;
+/* Writes the files the series changed into linux/ (fresh inodes, fresh
+   mtimes); counts the changed .c/.S files and notes Kconfig or Makefile
+   changes. */
+static int
+build_write_changed(struct build_ctx *x, size_t *nchanged)
+{
+	struct build_result *res = x->res;
+	const struct build_spec *spec = x->spec;
+	struct buf *changed = &x->changed;
+
+	if (tree_changed_paths(spec->repo, spec->base_commit, spec->commit,
+	    changed, &x->err) != 0) {
+		snprintf(res->error, sizeof(res->error), "%s", x->err.data);
+		return -1;
+	}
+	for (const char *p = changed->data; p && p < changed->data +
+	    changed->len; p += strlen(p) + 1) {
+		char *dest;
+		size_t l;
+
+		if (build_path_refused(p)) {
+			snprintf(res->error, sizeof(res->error),
+			    "refusing path \"%.200s\" in the series", p);
+			return -1;
 		}
-		if (tree_changed_paths(spec->repo, spec->base_commit,
-		    spec->commit, &changed, &err) != 0) {
-			snprintf(res->error, sizeof(res->error), "%s", err.data);
-			goto out;
-		}
-		for (const char *p = changed.data; p && p < changed.data +
-		    changed.len; p += strlen(p) + 1) {
-			char *dest;
-
-			/* git never stores these, but the repo is not ours */
-			if (p[0] == '/' || !strncmp(p, "../", 3) ||
-			    strstr(p, "/../") || !strcmp(p, "kbuild") ||
-			    !strncmp(p, "kbuild/", 7)) {
-				snprintf(res->error, sizeof(res->error),
-				    "refusing path \"%.200s\" in the series", p);
-				goto out;
-			}
-			dest = xasprintf("%s/%s", linux_dir, p);
-			if (tree_write_path(spec->repo, spec->commit, p, dest,
-			    &err) != 0) {
-				free(dest);
-				snprintf(res->error, sizeof(res->error), "%s",
-				    err.data);
-				goto out;
-			}
+		dest = xasprintf("%s/%s", x->linux_dir, p);
+		if (tree_write_path(spec->repo, spec->commit, p, dest,
+		    &x->err) != 0) {
 			free(dest);
-			if (strstr(p, "Kconfig") || strstr(p, "Makefile"))
-				kconfig_changed = 1;
-			{
-				size_t l = strlen(p);
+			snprintf(res->error, sizeof(res->error), "%s",
+			    x->err.data);
+			return -1;
+		}
+		free(dest);
+		if (strstr(p, "Kconfig") || strstr(p, "Makefile"))
+			x->kconfig_changed = 1;
+		l = strlen(p);
+		if (l > 2 && (!strcmp(p + l - 2, ".c") ||
+		    !strcmp(p + l - 2, ".S")))
+			(*nchanged)++;
+	}
+	return 0;
+}
 
-				if (l > 2 && (!strcmp(p + l - 2, ".c") ||
-				    !strcmp(p + l - 2, ".S")))
-					nchanged++;
-			}
-		}
-		base_kbuild = xasprintf("%s/b/%s/linux/kbuild",
-		    opts->cache_dir, spec->base_key);
-		s = xasprintf("%s/b/%s/done", opts->cache_dir, spec->base_key);
-		if (!build_exists(s) || !build_exists(base_kbuild)) {
-			snprintf(res->error, sizeof(res->error), "the base "
-			    "build %.16s is not done", spec->base_key);
-			free(base_kbuild);
-			goto out;
-		}
-		free(s);
-		s = NULL;
-		{
-			const char *cp[] = { "cp", "-a", "--reflink=auto", "--",
-			    base_kbuild, kbuild, NULL };
+/* A patched build: the series' files over the base tree, and a copy of
+   the base's build directory, so only what changed recompiles. */
+static int
+build_patched_tree(struct build_ctx *x)
+{
+	struct build_result *res = x->res;
+	const struct build_spec *spec = x->spec;
+	const char *cp[] = { "cp", "-a", "--reflink=auto", "--", NULL, NULL,
+	    NULL };
+	char *base_kbuild = NULL, *s = NULL;
+	size_t nchanged = 0;
+	int rc = -1;
 
-			if (build_run_simple(cp, log, 600) != 0) {
-				snprintf(res->error, sizeof(res->error),
-				    "cannot copy the base build directory");
-				free(base_kbuild);
-				goto out;
-			}
-		}
-		free(base_kbuild);
-		/* A few fixed steps (version, link, compress) plus one
-		   compile per changed source file. */
-		expected = (int)nchanged + 12;
+	if (!spec->base_key) {
+		snprintf(res->error, sizeof(res->error), "a patched "
+		    "build needs its base build");
+		goto out;
+	}
+	if (build_write_changed(x, &nchanged) != 0)
+		goto out;
+	base_kbuild = xasprintf("%s/b/%s/linux/kbuild", x->opts->cache_dir,
+	    spec->base_key);
+	s = xasprintf("%s/b/%s/done", x->opts->cache_dir, spec->base_key);
+	if (!build_exists(s) || !build_exists(base_kbuild)) {
+		snprintf(res->error, sizeof(res->error), "the base "
+		    "build %.16s is not done", spec->base_key);
+		goto out;
+	}
+	cp[4] = base_kbuild;
+	cp[5] = x->kbuild;
+	if (build_run_simple(cp, x->log, 600) != 0) {
+		snprintf(res->error, sizeof(res->error),
+		    "cannot copy the base build directory");
+		goto out;
+	}
+	/* A few fixed steps (version, link, compress) plus one
+	   compile per changed source file. */
+	x->expected = (int)nchanged + 12;
+	rc = 0;
+out:
+	free(base_kbuild);
+	free(s);
+	return rc;
+}
+
+/* Makes the build directory: a patched one from its base, a plain one
+   empty (expecting as many steps as this config took last time); then
+   hands it to the sandbox's user. */
+static int
+build_prepare_kbuild(struct build_ctx *x)
+{
+	struct build_result *res = x->res;
+	const char *ch[] = { "chown", "-R", SANDBOX_UID_STR ":"
+	    SANDBOX_UID_STR, "--", x->kbuild, NULL };
+
+	if (x->spec->base_commit) {
+		if (build_patched_tree(x) != 0)
+			return -1;
 	} else {
-		if (mkdir(kbuild, 0755) == -1) {
+		if (mkdir(x->kbuild, 0755) == -1) {
 			snprintf(res->error, sizeof(res->error), "mkdir %s: %s",
-			    kbuild, strerror(errno));
-			goto out;
+			    x->kbuild, strerror(errno));
+			return -1;
 		}
-		expected = build_read_int(steps_file);
+		x->expected = build_read_int(x->steps_file);
 	}
 
 	/* The sandboxed build runs as SANDBOX_UID: its output must be its own
 	   (a copied base build directory comes with the base's owner). */
-	if (opts->sandbox && geteuid() == 0) {
-		const char *ch[] = { "chown", "-R", SANDBOX_UID_STR ":"
-		    SANDBOX_UID_STR, "--", kbuild, NULL };
-
-		if (build_run_simple(ch, log, 600) != 0) {
-			snprintf(res->error, sizeof(res->error), "cannot hand "
-			    "the build directory to the build user");
-			goto out;
-		}
+	if (x->opts->sandbox && geteuid() == 0 &&
+	    build_run_simple(ch, x->log, 600) != 0) {
+		snprintf(res->error, sizeof(res->error), "cannot hand "
+		    "the build directory to the build user");
+		return -1;
 	}
+	return 0;
+}
 
-	/* The exact fragment bytes we hashed, readable inside the sandbox. */
-	mkdir(kconf, 0755);
-	if (!spec->base_commit || kconfig_changed) {
-		const char *base_cfg = spec->config;
-		const char **merge;
-		char **frag_copies = xcalloc(spec->nfragments + 1, sizeof(char *));
-		char *dotconfig = xasprintf("%s/.config", kbuild);
-		int timeout = opts->timeout_sec - (int)(build_now() - start);
-		size_t k = 0;
-		int ok = 1;
+/* Copies the config fragments into kconfig/ (the exact bytes we hashed,
+   readable inside the sandbox), as kconfig/<i>.config. */
+static int
+build_copy_fragments(struct build_ctx *x, char **frag_copies)
+{
+	const struct build_spec *spec = x->spec;
+	int ok = 1;
 
-		for (size_t i = 0; i < spec->nfragments && ok; i++) {
-			struct buf f = BUF_INIT(16u << 20);
+	for (size_t i = 0; i < spec->nfragments && ok; i++) {
+		struct buf f = BUF_INIT(16u << 20);
 
-			frag_copies[i] = xasprintf("%s/%zu.config", kconf, i);
-			if (buf_read_file(&f, spec->fragments[i]) != 0 ||
-			    buf_write_file(frag_copies[i], f.data ? f.data : "",
-			    f.len) != 0) {
-				snprintf(res->error, sizeof(res->error),
-				    "config fragment %s: %s", spec->fragments[i],
-				    strerror(errno));
-				ok = 0;
-			}
-			buf_release(&f);
+		frag_copies[i] = xasprintf("%s/%zu.config", x->kconf, i);
+		if (buf_read_file(&f, spec->fragments[i]) != 0 ||
+		    buf_write_file(frag_copies[i], f.data ? f.data : "",
+		    f.len) != 0) {
+			snprintf(x->res->error, sizeof(x->res->error),
+			    "config fragment %s: %s", spec->fragments[i],
+			    strerror(errno));
+			ok = 0;
 		}
-		if (ok && !spec->base_commit) {
-			if (build_is_target(base_cfg)) {
-				const char *mk[] = { "make", "-C", linux_dir,
-				    "O=kbuild", base_cfg, NULL };
-
-				if (build_step(opts, mk, res->dir, kbuild, linux_dir, log,
-				    timeout, opts->cancel, &why) != 0)
-					ok = 0;
-			} else {
-				struct buf f = BUF_INIT(16u << 20);
-
-				if (buf_read_file(&f, base_cfg) != 0 ||
-				    buf_write_file(dotconfig, f.data ? f.data :
-				    "", f.len) != 0)
-					ok = 0, buf_addf(&why, "base config %s: %s",
-					    base_cfg, strerror(errno));
-				buf_release(&f);
-			}
-		}
-		if (ok && spec->nfragments && !spec->base_commit) {
-			/* merge_config.sh makes its temporary files in the
-			   current directory: run it in the writable kbuild. */
-			char *script = xasprintf("%s/scripts/kconfig/"
-			    "merge_config.sh", linux_dir);
-
-			merge = xcalloc(spec->nfragments + 8, sizeof(*merge));
-			merge[k++] = script;
-			merge[k++] = "-m";
-			merge[k++] = "-O";
-			merge[k++] = kbuild;
-			merge[k++] = dotconfig;
-			for (size_t i = 0; i < spec->nfragments; i++)
-				merge[k++] = frag_copies[i];
-			merge[k] = NULL;
-			timeout = opts->timeout_sec - (int)(build_now() - start);
-			if (build_step(opts, merge, res->dir, kbuild, kbuild, log,
-			    timeout, opts->cancel, &why) != 0)
-				ok = 0;
-			free(merge);
-			free(script);
-		}
-		if (ok) {
-			const char *mk[] = { "make", "-C", linux_dir, "O=kbuild",
-			    "olddefconfig", NULL };
-
-			timeout = opts->timeout_sec - (int)(build_now() - start);
-			if (build_step(opts, mk, res->dir, kbuild, linux_dir, log, timeout,
-			    opts->cancel, &why) != 0)
-				ok = 0;
-		}
-		for (size_t i = 0; i < spec->nfragments; i++)
-			free(frag_copies[i]);
-		free(frag_copies);
-		free(dotconfig);
-		if (!ok)
-			goto failed;
+		buf_release(&f);
 	}
+	return ok ? 0 : -1;
+}
 
-	build_report(opts, BUILD_BUILDING, expected > 0 ? 0 : -1);
+/* The base .config of a plain build: a make target (tinyconfig,
+   defconfig) or a file copied into kbuild. */
+static int
+build_base_config(struct build_ctx *x, const char *dotconfig, int timeout)
+{
+	const char *base_cfg = x->spec->config;
+	const char *mk[] = { "make", "-C", x->linux_dir, "O=kbuild", base_cfg,
+	    NULL };
+	struct buf f = BUF_INIT(16u << 20);
+	int rc = 0;
+
+	if (build_is_target(base_cfg))
+		return build_step(x->opts, mk, x->res->dir, x->kbuild,
+		    x->linux_dir, x->log, timeout, x->opts->cancel, &x->why);
+	if (buf_read_file(&f, base_cfg) != 0 ||
+	    buf_write_file(dotconfig, f.data ? f.data : "", f.len) != 0) {
+		rc = -1;
+		buf_addf(&x->why, "base config %s: %s", base_cfg,
+		    strerror(errno));
+	}
+	buf_release(&f);
+	return rc;
+}
+
+/* Merges the fragments into the .config with merge_config.sh. */
+static int
+build_merge_fragments(struct build_ctx *x, const char *dotconfig,
+    char *const *frag_copies)
+{
+	/* merge_config.sh makes its temporary files in the current
+	   directory: run it in the writable kbuild. */
+	char *script = xasprintf("%s/scripts/kconfig/merge_config.sh",
+	    x->linux_dir);
+	const char **merge = xcalloc(x->spec->nfragments + 8, sizeof(*merge));
+	size_t k = 0;
+	int rc;
+
+	merge[k++] = script;
+	merge[k++] = "-m";
+	merge[k++] = "-O";
+	merge[k++] = x->kbuild;
+	merge[k++] = dotconfig;
+	for (size_t i = 0; i < x->spec->nfragments; i++)
+		merge[k++] = frag_copies[i];
+	merge[k] = NULL;
+	rc = build_step(x->opts, merge, x->res->dir, x->kbuild, x->kbuild,
+	    x->log, build_ctx_timeout(x), x->opts->cancel, &x->why);
+	free(merge);
+	free(script);
+	return rc;
+}
+
+/* Configures the kernel: fragments, base config, merge, olddefconfig.
+   A patched build whose series touched no Kconfig or Makefile keeps its
+   base's configuration.  -1 is a build failure (why says what). */
+static int
+build_configure(struct build_ctx *x)
+{
+	const struct build_spec *spec = x->spec;
+	const char *mk[] = { "make", "-C", x->linux_dir, "O=kbuild",
+	    "olddefconfig", NULL };
+	char **frag_copies;
+	char *dotconfig;
+	int timeout, rc = -1;
+
+	mkdir(x->kconf, 0755);
+	if (spec->base_commit && !x->kconfig_changed)
+		return 0;
+	frag_copies = xcalloc(spec->nfragments + 1, sizeof(char *));
+	dotconfig = xasprintf("%s/.config", x->kbuild);
+	/* the base config's limit, taken before the fragments are copied */
+	timeout = build_ctx_timeout(x);
+	if (build_copy_fragments(x, frag_copies) != 0)
+		goto out;
+	if (!spec->base_commit &&
+	    build_base_config(x, dotconfig, timeout) != 0)
+		goto out;
+	if (spec->nfragments && !spec->base_commit &&
+	    build_merge_fragments(x, dotconfig, frag_copies) != 0)
+		goto out;
+	if (build_step(x->opts, mk, x->res->dir, x->kbuild, x->linux_dir,
+	    x->log, build_ctx_timeout(x), x->opts->cancel, &x->why) != 0)
+		goto out;
+	rc = 0;
+out:
+	for (size_t i = 0; i < spec->nfragments; i++)
+		free(frag_copies[i]);
+	free(frag_copies);
+	free(dotconfig);
+	return rc;
+}
+
+/* Runs make for the target with the monitor thread reporting progress and
+   bounding the output.  -1 is a build failure (why says what). */
+static int
+build_make(struct build_ctx *x)
+{
+	const struct build_opts *opts = x->opts;
+	const char *target = opts->target ? opts->target : "bzImage";
+	char jobs[32];
+	const char *mk[] = { "make", "-C", x->linux_dir, "O=kbuild", jobs,
+	    target, NULL };
+	struct build_monitor mon;
+	int timeout, r;
+
+	memset(&mon, 0, sizeof(mon));
+	build_report(opts, BUILD_BUILDING, x->expected > 0 ? 0 : -1);
 	snprintf(jobs, sizeof(jobs), "-j%d", opts->jobs > 0 ? opts->jobs : 1);
-	{
-		const char *mk[] = { "make", "-C", linux_dir, "O=kbuild", jobs,
-		    target, NULL };
-		int timeout = opts->timeout_sec - (int)(build_now() - start);
-		int r;
-
-		mon.opts = opts;
-		mon.log_path = log;
-		mon.expected = expected;
-		mon.out_dir = kbuild;
-		mon.out_max = build_limit(opts->output_max,
-		    BUILD_DEFAULT_OUTPUT);
-		pthread_create(&mon.thread, NULL, build_monitor_main, &mon);
-		r = build_step(opts, mk, res->dir, kbuild, linux_dir, log,
-		    timeout, &mon.kill, &why);
-		mon.stop = 1;
-		pthread_join(mon.thread, NULL);
-		if (r != 0 && mon.over) {
-			buf_reset(&why);
-			buf_addf(&why, "build output over its limit (%lld MiB "
-			    "of at most %lld MiB, [build] output_max)",
-			    mon.out_size >> 20, mon.out_max >> 20);
-		}
-		if (r != 0)
-			goto failed;
+	timeout = build_ctx_timeout(x);
+	mon.opts = opts;
+	mon.log_path = x->log;
+	mon.expected = x->expected;
+	mon.out_dir = x->kbuild;
+	mon.out_max = build_limit(opts->output_max, BUILD_DEFAULT_OUTPUT);
+	pthread_create(&mon.thread, NULL, build_monitor_main, &mon);
+	r = build_step(opts, mk, x->res->dir, x->kbuild, x->linux_dir, x->log,
+	    timeout, &mon.kill, &x->why);
+	mon.stop = 1;
+	pthread_join(mon.thread, NULL);
+	if (r != 0 && mon.over) {
+		buf_reset(&x->why);
+		buf_addf(&x->why, "build output over its limit (%lld MiB "
+		    "of at most %lld MiB, [build] output_max)",
+		    mon.out_size >> 20, mon.out_max >> 20);
 	}
+	return r != 0 ? -1 : 0;
+}
 
-	{
-		static const char *const arts[][2] = {
-			{ "arch/x86/boot/bzImage", "bzImage" },
-			{ "System.map", "System.map" },
-			{ ".config", "config" },
-		};
+/* Copies the artifacts out of kbuild, hashes bzImage, records the step
+   count and the size, and writes done last (what makes a cache hit).
+   -1 is a build failure (why says what). */
+static int
+build_collect(struct build_ctx *x)
+{
+	static const char *const arts[][2] = {
+		{ "arch/x86/boot/bzImage", "bzImage" },
+		{ "System.map", "System.map" },
+		{ ".config", "config" },
+	};
+	struct build_result *res = x->res;
+	struct buf b = BUF_INIT(BUILD_LOG_MAX);
+	char line[80], *s = NULL;
+	int n, rc = -1;
 
-		for (size_t i = 0; i < 3; i++) {
-			char *to = xasprintf("%s/%s", res->dir, arts[i][1]);
-			int r = build_copy_out(kbuild, arts[i][0], to,
-			    BUILD_ARTIFACT_MAX, &why);
+	for (size_t i = 0; i < 3; i++) {
+		char *to = xasprintf("%s/%s", res->dir, arts[i][1]);
+		int r = build_copy_out(x->kbuild, arts[i][0], to,
+		    BUILD_ARTIFACT_MAX, &x->why);
 
-			free(to);
-			if (r != 0)
-				goto failed;
-		}
+		free(to);
+		if (r != 0)
+			goto out;
 	}
 	s = xasprintf("%s/bzImage", res->dir);
 	if (sha256_file(s, res->sha256) != 0) {
-		buf_addf(&why, "cannot hash %s", s);
-		goto failed;
+		buf_addf(&x->why, "cannot hash %s", s);
+		goto out;
 	}
-	{
-		struct buf b = BUF_INIT(BUILD_LOG_MAX);
+	buf_read_file(&b, x->log);
+	res->cc_lines = build_count_steps(b.data ? b.data : "", b.len);
+	if (!x->spec->base_commit)
+		build_write_int(x->steps_file, res->cc_lines);
+	n = snprintf(line, sizeof(line), "%s\n", res->sha256);
+	free(s);
+	s = xasprintf("%s/size", res->dir);
+	build_size_write(s, build_gc_du(res->dir, 1));
+	/* Written last: its presence is what makes a cache hit. */
+	if (buf_write_file(x->done, line, (size_t)n) != 0) {
+		buf_addf(&x->why, "cannot write %s: %s", x->done,
+		    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_release(&b);
+	free(s);
+	return rc;
+}
 
-		buf_read_file(&b, log);
-		res->cc_lines = build_count_steps(b.data ? b.data : "", b.len);
-		buf_release(&b);
-	}
-	if (!spec->base_commit)
-		build_write_int(steps_file, res->cc_lines);
-	{
-		char line[80];
-		int n = snprintf(line, sizeof(line), "%s\n", res->sha256);
+/* A failed build: the error from why and the log's first error, the
+   log's tail, and the failed state reported. */
+static void
+build_failed(struct build_ctx *x)
+{
+	struct build_result *res = x->res;
+	struct buf b = BUF_INIT(BUILD_LOG_MAX), fe = BUF_INIT(1024),
+	    tail = BUF_INIT(0);
+	size_t keep = sizeof(res->log_tail) - 1;
 
-		free(s);
-		s = xasprintf("%s/size", res->dir);
-		build_size_write(s, build_gc_du(res->dir, 1));
-		/* Written last: its presence is what makes a cache hit. */
-		if (buf_write_file(done, line, (size_t)n) != 0) {
-			buf_addf(&why, "cannot write %s: %s", done,
-			    strerror(errno));
-			goto failed;
-		}
+	buf_read_file(&b, x->log);
+	build_first_error(b.data ? b.data : "", b.len, &fe);
+	build_log_tail(b.data ? b.data : "", b.len, 30, &tail);
+	/* the end of the tail matters most */
+	snprintf(res->log_tail, sizeof(res->log_tail), "%s",
+	    tail.len > keep ? tail.data + tail.len - keep :
+	    (tail.data ? tail.data : ""));
+	snprintf(res->error, sizeof(res->error), "%s%s%s",
+	    x->why.len ? x->why.data : "build failed", fe.len ? ": " : "",
+	    fe.len ? fe.data : "");
+	buf_release(&b);
+	buf_release(&fe);
+	buf_release(&tail);
+	res->seconds = build_now() - x->start;
+	build_report(x->opts, BUILD_FAILED, -1);
+}
+
+int
+build_run(const struct build_spec *spec, const struct build_opts *opts,
+    struct build_result *res)
+{
+	struct build_ctx x = {
+		.spec = spec, .opts = opts, .res = res,
+		.err = BUF_INIT(8192), .comp = BUF_INIT(4096),
+		.changed = BUF_INIT(64u << 20), .why = BUF_INIT(8192),
+		.start = build_now(), .lockfd = -1,
+	};
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (build_check_spec(spec, opts, res) != 0)
+		return -1;
+	if (build_claim(&x) != 0)
+		goto out;
+	if (build_cache_hit(&x)) {
+		rc = 0;
+		goto out;
 	}
-	res->seconds = build_now() - start;
+	if (build_prepare_tree(&x) != 0 || build_prepare_kbuild(&x) != 0)
+		goto out;
+	if (build_configure(&x) != 0 || build_make(&x) != 0 ||
+	    build_collect(&x) != 0) {
+		build_failed(&x);
+		goto out;
+	}
+	res->seconds = build_now() - x.start;
 	build_report(opts, BUILD_DONE, 100);
 	rc = 0;
-	goto out;
-
-failed:
-	{
-		struct buf b = BUF_INIT(BUILD_LOG_MAX), fe = BUF_INIT(1024),
-		    tail = BUF_INIT(0);
-		size_t keep = sizeof(res->log_tail) - 1;
-
-		buf_read_file(&b, log);
-		build_first_error(b.data ? b.data : "", b.len, &fe);
-		build_log_tail(b.data ? b.data : "", b.len, 30, &tail);
-		/* the end of the tail matters most */
-		snprintf(res->log_tail, sizeof(res->log_tail), "%s",
-		    tail.len > keep ? tail.data + tail.len - keep :
-		    (tail.data ? tail.data : ""));
-		snprintf(res->error, sizeof(res->error), "%s%s%s",
-		    why.len ? why.data : "build failed", fe.len ? ": " : "",
-		    fe.len ? fe.data : "");
-		buf_release(&b);
-		buf_release(&fe);
-		buf_release(&tail);
-	}
-	res->seconds = build_now() - start;
-	build_report(opts, BUILD_FAILED, -1);
 out:
-	if (have_slot)
+	if (x.have_slot)
 		build_slot_put();
-	if (lockfd != -1)
-		close(lockfd);		/* releases the flock */
-	if (have_key)
+	if (x.lockfd != -1)
+		close(x.lockfd);	/* releases the flock */
+	if (x.have_key)
 		build_key_release(res->key);
-	buf_release(&err);
-	buf_release(&comp);
-	buf_release(&changed);
-	buf_release(&why);
-	free(done);
-	free(linux_dir);
-	free(kbuild);
-	free(log);
-	free(src);
-	free(kconf);
-	free(steps_file);
-	free(s);
+	buf_release(&x.err);
+	buf_release(&x.comp);
+	buf_release(&x.changed);
+	buf_release(&x.why);
+	free(x.done);
+	free(x.linux_dir);
+	free(x.kbuild);
+	free(x.log);
+	free(x.src);
+	free(x.kconf);
+	free(x.steps_file);
 	return rc;
 }
 

@@ -828,20 +828,14 @@ claims_sentence(struct claims_ctx *x, const char *s, size_t len)
 	buf_release(&words);
 }
 
-static void
-claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
+/* share-arrow: "64% -> 20%", "from 64% to 20%", "64% to 20%": one
+   before/after claim per pair of numbers of one unit with an arrow
+   between them (both marked used).  -1 when no claim could be added. */
+static int
+claims_share_arrows(struct claims_ctx *x, const char *s, size_t len,
     struct claims_num *num, size_t n)
 {
-	size_t i, first = x->out->n;
-	int pair_start;
-	pair_start = claims_icontains(s, len > 24 ? 24 : len, "with this patch")
-	    || claims_icontains(s, len > 24 ? 24 : len, "with the patch") ||
-	    claims_icontains(s, len > 24 ? 24 : len, "with the change") ||
-	    claims_icontains(s, len > 24 ? 24 : len, "after this patch") ||
-	    claims_icontains(s, len > 24 ? 24 : len, "with the series");
-
-	/* share-arrow: "64% -> 20%", "from 64% to 20%", "64% to 20%" */
-	for (i = 0; i + 1 < n; i++) {
+	for (size_t i = 0; i + 1 < n; i++) {
 		const char *gap = s + num[i].end;
 		size_t gl = num[i + 1].at - num[i].end;
 		struct claim *c;
@@ -854,7 +848,7 @@ claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
 			continue;
 		c = claims_new(x, CLAIM_BEFORE_AFTER, "share-arrow", s, len);
 		if (!c)
-			return;
+			return -1;
 		c->has_before = c->has_after = c->has_change = 1;
 		c->before = num[i].v;
 		c->after = num[i + 1].v;
@@ -868,89 +862,119 @@ claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
 		    (struct claims_span){ s, len });
 		num[i].used = num[i + 1].used = 1;
 	}
-	for (i = 0; i < n; i++) {
-		size_t own_at = i ? num[i - 1].end : 0;
-		size_t own_end = i + 1 < n ? num[i + 1].at : len;
-		enum claim_dir d;
-		struct claim *c;
-		int pct = !strcmp(num[i].unit, "%");
+	return 0;
+}
 
-		if (num[i].used)
+/* The claim number i unused by a pair makes on its own: a percentage
+   change when it has a sign or a direction word, else a level of the
+   metric its words name (or an unknown for a bare "3%").  0, 1 when it
+   makes none, -1 when no claim could be added. */
+static int
+claims_single(struct claims_ctx *x, const char *s, size_t len,
+    const struct claims_num *num, size_t n, size_t i)
+{
+	size_t own_at = i ? num[i - 1].end : 0;
+	size_t own_end = i + 1 < n ? num[i + 1].at : len;
+	enum claim_dir d;
+	struct claim *c;
+	int pct = !strcmp(num[i].unit, "%");
+
+	d = pct ? claims_dir_near(s, len, &num[i]) : CLAIM_DIR_NONE;
+	if (pct && (num[i].sign || d != CLAIM_DIR_NONE)) {
+		c = claims_new(x, CLAIM_CHANGE, "pct-change", s, len);
+		if (!c)
+			return -1;
+		c->has_change = 1;
+		c->dir = num[i].sign ? CLAIM_DIR_NONE : d;
+		c->change_pct = num[i].sign ? num[i].sign * num[i].v :
+		    d == CLAIM_DIR_DOWN ? -num[i].v : num[i].v;
+		strcpy(c->unit, "%");
+	} else {
+		struct buf w = BUF_INIT(512);
+		enum claim_metric m;
+
+		m = claims_words_read(&w, s + own_at, own_end - own_at);
+		if (m == CLAIM_M_NONE)
+			m = claims_words_read(&w, s, len);
+		buf_release(&w);
+		/* a level needs a metric: a bare "3%" is not one */
+		if (m == CLAIM_M_NONE && pct && !claims_icontains(s,
+		    len, "cycles") && !claims_icontains(s, len, "time"))
+			c = claims_new(x, CLAIM_UNKNOWN, "none", s, len);
+		else if (!pct && m == CLAIM_M_NONE &&
+		    strcmp(num[i].unit, "us") &&
+		    strcmp(num[i].unit, "ms") &&
+		    strcmp(num[i].unit, "ns"))
+			return 1;
+		else
+			c = claims_new(x, CLAIM_LEVEL, "level", s, len);
+		if (!c)
+			return -1;
+		c->has_before = 1;
+		c->before = num[i].v;
+		snprintf(c->unit, sizeof(c->unit), "%s", num[i].unit);
+	}
+	claims_describe(x, c, (struct claims_span){ s + num[i].at,
+	    own_end - num[i].at }, (struct claims_span){ s + own_at,
+	    num[i].at - own_at }, (struct claims_span){ s, len });
+	return 0;
+}
+
+/*
+ * level-pair: "With this patch, ... N%" after a level of the same
+ * metric in this message: one claim, before and after.  first: the
+ * sentence's first claim, its only one.
+ */
+static void
+claims_level_pair(struct claims_ctx *x, size_t first)
+{
+	struct claim *after = &x->out->v[first];
+
+	for (size_t j = first; j-- > x->first;) {
+		struct claim *b = &x->out->v[j];
+		char *t;
+
+		if (b->kind != CLAIM_LEVEL || b->metric != after->metric ||
+		    strcmp(b->unit, after->unit) ||
+		    strcmp(b->cond.lock, after->cond.lock))
 			continue;
-		d = pct ? claims_dir_near(s, len, &num[i]) : CLAIM_DIR_NONE;
-		if (pct && (num[i].sign || d != CLAIM_DIR_NONE)) {
-			c = claims_new(x, CLAIM_CHANGE, "pct-change", s, len);
-			if (!c)
-				return;
-			c->has_change = 1;
-			c->dir = num[i].sign ? CLAIM_DIR_NONE : d;
-			c->change_pct = num[i].sign ? num[i].sign * num[i].v :
-			    d == CLAIM_DIR_DOWN ? -num[i].v : num[i].v;
-			strcpy(c->unit, "%");
-		} else {
-			struct buf w = BUF_INIT(512);
-			enum claim_metric m;
-
-			m = claims_words_read(&w, s + own_at, own_end - own_at);
-			if (m == CLAIM_M_NONE)
-				m = claims_words_read(&w, s, len);
-			buf_release(&w);
-			/* a level needs a metric: a bare "3%" is not one */
-			if (m == CLAIM_M_NONE && pct && !claims_icontains(s,
-			    len, "cycles") && !claims_icontains(s, len, "time"))
-				c = claims_new(x, CLAIM_UNKNOWN, "none", s, len);
-			else if (!pct && m == CLAIM_M_NONE &&
-			    strcmp(num[i].unit, "us") &&
-			    strcmp(num[i].unit, "ms") &&
-			    strcmp(num[i].unit, "ns"))
-				continue;
-			else
-				c = claims_new(x, CLAIM_LEVEL, "level", s, len);
-			if (!c)
-				return;
-			c->has_before = 1;
-			c->before = num[i].v;
-			snprintf(c->unit, sizeof(c->unit), "%s", num[i].unit);
-		}
-		claims_describe(x, c, (struct claims_span){ s + num[i].at,
-		    own_end - num[i].at }, (struct claims_span){ s + own_at,
-		    num[i].at - own_at }, (struct claims_span){ s, len });
+		b->kind = CLAIM_BEFORE_AFTER;
+		b->rule = "level-pair";
+		b->has_after = b->has_change = 1;
+		b->after = after->before;
+		b->change_pct = b->before ? (b->after - b->before) /
+		    b->before * 100.0 : 0;
+		t = xasprintf("%s ... %s", b->text, after->text);
+		free(b->text);
+		b->text = t;
+		free(after->text);
+		free(after->where);
+		free(after->words);
+		x->out->n--;
+		break;
 	}
-	/*
-	 * level-pair: "With this patch, ... N%" after a level of the same
-	 * metric in this message: one claim, before and after.
-	 */
+}
+
+static void
+claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
+    struct claims_num *num, size_t n)
+{
+	size_t i, first = x->out->n, head = len > 24 ? 24 : len;
+	int pair_start;
+
+	pair_start = claims_icontains(s, head, "with this patch") ||
+	    claims_icontains(s, head, "with the patch") ||
+	    claims_icontains(s, head, "with the change") ||
+	    claims_icontains(s, head, "after this patch") ||
+	    claims_icontains(s, head, "with the series");
+	if (claims_share_arrows(x, s, len, num, n) != 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (!num[i].used && claims_single(x, s, len, num, n, i) < 0)
+			return;
 	if (pair_start && x->out->n == first + 1 &&
-	    x->out->v[first].kind == CLAIM_LEVEL) {
-		struct claim *after = &x->out->v[first];
-
-		for (size_t j = first; j-- > x->first;) {
-			struct claim *b = &x->out->v[j];
-
-			if (b->kind != CLAIM_LEVEL || b->metric != after->metric ||
-			    strcmp(b->unit, after->unit) ||
-			    strcmp(b->cond.lock, after->cond.lock))
-				continue;
-			b->kind = CLAIM_BEFORE_AFTER;
-			b->rule = "level-pair";
-			b->has_after = b->has_change = 1;
-			b->after = after->before;
-			b->change_pct = b->before ? (b->after - b->before) /
-			    b->before * 100.0 : 0;
-			{
-				char *t = xasprintf("%s ... %s", b->text,
-				    after->text);
-
-				free(b->text);
-				b->text = t;
-			}
-			free(after->text);
-			free(after->where);
-			free(after->words);
-			x->out->n--;
-			break;
-		}
-	}
+	    x->out->v[first].kind == CLAIM_LEVEL)
+		claims_level_pair(x, first);
 }
 
 /* Cuts a paragraph into sentences: ". " / ": " before a capital, or "!". */

@@ -394,6 +394,109 @@ series_in(const char *s, const char *const *set)
 	return 0;
 }
 
+/* Cuts text at the signature marker and strips surrounding white space
+   (b4: everything below "-- " is ignored, then strip()). */
+static void
+series_trailer_body(char *body)
+{
+	char *sig, *p;
+	size_t n;
+
+	if ((sig = strstr(body, "\n-- \n")))
+		*sig = '\0';
+	p = body;
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	memmove(body, p, strlen(p) + 1);
+	n = strlen(body);
+	while (n && isspace((unsigned char)body[n - 1]))
+		body[--n] = '\0';
+}
+
+/* ^\s*(\w\S+):\s+(\S.*) -- greedy name, last ':' + space.  The colon
+   ending the trailer's name (*name set to its start), or NULL. */
+static char *
+series_trailer_colon(char *line, char **name)
+{
+	char *q = line, *colon = NULL;
+
+	while (isspace((unsigned char)*q))
+		q++;
+	*name = q;
+	if (isalnum((unsigned char)*q) || *q == '_' || (*q & 0x80)) {
+		char *r;
+		for (r = q + 1; *r && !isspace((unsigned char)*r); r++)
+			if (*r == ':' && r > q + 1 && r[1] &&
+			    isspace((unsigned char)r[1]))
+				colon = r;
+		/* name is \w\S+ ending right at the colon whose next
+		   char is a space; value must start with non-space */
+		if (colon) {
+			char *v = colon + 1;
+			while (isspace((unsigned char)*v))
+				v++;
+			if (!*v)
+				colon = NULL;
+		}
+	}
+	return colon;
+}
+
+/* 1 when b4 ignores the trailer name[0..nl) with value v: phone/email,
+   mail headers after some text, and in follow-ups non-ASCII names,
+   person trailers without an address, and values with a URL. */
+static int
+series_trailer_skipped(const char *name, size_t nl, const char *v,
+    int followup, size_t no)
+{
+	static const char *const ignores[] = { "phone", "email", NULL };
+	static const char *const headers[] = { "subject", "date", "from", NULL };
+	static const char *const nonperson[] = { "fixes", "subject", "date",
+	    "link", "buglink", "obsoleted-by", "change-id", "base-commit", NULL };
+	char *lname = xstrndup(name, nl);
+	int skip = 0, ascii = 1;
+
+	for (size_t i = 0; i < nl; i++) {
+		if ((unsigned char)lname[i] >= 0x80)
+			ascii = 0;
+		lname[i] = tolower((unsigned char)lname[i]);
+	}
+	if (series_in(lname, ignores))
+		skip = 1;
+	else if (no && series_in(lname, headers))
+		skip = 1;
+	else if (followup) {
+		if (!ascii)
+			skip = 1;
+		else if (!series_has_email(v) &&
+		    !series_in(lname, nonperson))
+			skip = 1;
+		else if (strstr(v, "http://") || strstr(v, "https://"))
+			skip = 1;
+	}
+	free(lname);
+	return skip;
+}
+
+/* (.*\S+)(\s+#[^#]+)$: a hashtag comment cut off the value v and returned
+   (the caller frees it), or NULL. */
+static char *
+series_trailer_hashtag(char *v)
+{
+	char *h = strrchr(v, '#'), *ext = NULL;
+
+	if (h && h > v && isspace((unsigned char)h[-1])) {
+		char *s0 = h - 1;
+		while (s0 > v && isspace((unsigned char)s0[-1]))
+			s0--;
+		if (s0 > v && h[1]) {
+			ext = xstrdup(s0);
+			*s0 = '\0';
+		}
+	}
+	return ext;
+}
+
 /*
  * b4's LoreMessage.find_trailers.  text is a copy we may modify.  Found
  * trailers are appended to *trs, other lines to *others (count only when
@@ -403,104 +506,36 @@ static void
 series_find_trailers(struct arena *a, const char *text, int followup,
     struct trlist *trs, struct buf *others, size_t *nothers)
 {
-	static const char *const ignores[] = { "phone", "email", NULL };
-	static const char *const headers[] = { "subject", "date", "from", NULL };
-	static const char *const nonperson[] = { "fixes", "subject", "date",
-	    "link", "buglink", "obsoleted-by", "change-id", "base-commit", NULL };
-	char *body = xstrdup(text), *sig, *p;
-	size_t n, no = 0;
+	char *body = xstrdup(text), *p;
+	size_t no = 0;
 	int was_trailer = 0;
 
-	/* everything below the signature marker is ignored */
-	if ((sig = strstr(body, "\n-- \n")))
-		*sig = '\0';
-	/* strip() then add '\n' */
-	p = body;
-	while (*p && isspace((unsigned char)*p))
-		p++;
-	memmove(body, p, strlen(p) + 1);
-	n = strlen(body);
-	while (n && isspace((unsigned char)body[n - 1]))
-		body[--n] = '\0';
-
+	series_trailer_body(body);
 	for (p = body; ; ) {
 		const char *l = p, *next;
-		char *line, *q, *colon, *name, *ename;
+		char *line, *colon, *name;
 		size_t ln;
 
 		next = series_line(p, &ln);
 		line = xstrndup(l, ln);
 		if (ln && line[ln - 1] == '\r')
 			line[--ln] = '\0';
-		/* ^\s*(\w\S+):\s+(\S.*) -- greedy name, last ':' + space */
-		q = line;
-		while (isspace((unsigned char)*q))
-			q++;
-		name = q;
-		colon = NULL;
-		if (isalnum((unsigned char)*q) || *q == '_' || (*q & 0x80)) {
-			char *r;
-			for (r = q + 1; *r && !isspace((unsigned char)*r); r++)
-				if (*r == ':' && r > q + 1 && r[1] &&
-				    isspace((unsigned char)r[1]))
-					colon = r;
-			/* name is \w\S+ ending right at the colon whose next
-			   char is a space; value must start with non-space */
-			if (colon) {
-				char *v = colon + 1;
-				while (isspace((unsigned char)*v))
-					v++;
-				if (!*v)
-					colon = NULL;
-			}
-		}
+		colon = series_trailer_colon(line, &name);
 		if (colon) {
-			char *v = colon + 1, *lname, *ext = NULL, *h;
-			size_t i, nl = colon - name;
-			int skip = 0, ascii = 1;
+			char *v = colon + 1, *ext;
+			size_t nl = colon - name;
 
 			while (isspace((unsigned char)*v))
 				v++;
-			lname = xstrndup(name, nl);
-			for (i = 0; i < nl; i++) {
-				if ((unsigned char)lname[i] >= 0x80)
-					ascii = 0;
-				lname[i] = tolower((unsigned char)lname[i]);
-			}
-			if (series_in(lname, ignores))
-				skip = 1;
-			else if (no && series_in(lname, headers))
-				skip = 1;
-			else if (followup) {
-				if (!ascii)
-					skip = 1;
-				else if (!series_has_email(v) &&
-				    !series_in(lname, nonperson))
-					skip = 1;
-				else if (strstr(v, "http://") || strstr(v, "https://"))
-					skip = 1;
-			}
-			free(lname);
-			if (skip) {
+			if (series_trailer_skipped(name, nl, v, followup, no)) {
 				free(line);
 				if (!*next)
 					break;
 				p = (char *)next;
 				continue;
 			}
-			/* (.*\S+)(\s+#[^#]+)$: a hashtag comment */
-			h = strrchr(v, '#');
-			if (h && h > v && isspace((unsigned char)h[-1])) {
-				char *s0 = h - 1;
-				while (s0 > v && isspace((unsigned char)s0[-1]))
-					s0--;
-				if (s0 > v && h[1]) {
-					ext = xstrdup(s0);
-					*s0 = '\0';
-				}
-			}
-			ename = name;
-			trlist_add(trs, tr_new(a, ename, nl, v, ext));
+			ext = series_trailer_hashtag(v);
+			trlist_add(trs, tr_new(a, name, nl, v, ext));
 			free(ext);
 			was_trailer = 1;
 		} else if (ln > 2 && was_trailer && trs->n &&
@@ -1139,21 +1174,14 @@ series_diff(const char *body)
 	return xstrndup(start, end - start);
 }
 
-/*
- * The commit message `b4 am | git am` produces: b4 splits the body at the
- * first "---" line (or the diff), takes the last paragraph's trailers,
- * appends the follow-up trailers it does not already have, and git am
- * takes in-body From:/Subject:/Date: headers and stops at "---".
- */
-static void
-series_message(struct arena *a, struct lmsg *l, const struct trlist *fup,
-    struct patch *out)
+/* The message part of a patch mail's body, cut in place: stripped of
+   newlines, the signature after the last "\n-- \n" dropped, and cut at
+   the "---" line (or else the diff). */
+static char *
+series_message_body(char *body)
 {
-	char *body = xstrdup(l->m->body), *p, *sep, *sig, *mbody, *last;
-	struct trlist btr = { 0 }, htr = { 0 }, all = { 0 };
-	struct buf msg = BUF_INIT(0), others = BUF_INIT(0), m2 = BUF_INIT(0);
-	const char *subject = l->s.subject;
-	size_t i, j, nothers = 0, hothers = 0, npara = 0;
+	char *p, *sep, *sig, *mbody;
+	size_t i;
 
 	/* strip('\n') */
 	for (p = body; *p == '\n'; p++)
@@ -1186,54 +1214,69 @@ series_message(struct arena *a, struct lmsg *l, const struct trlist *fup,
 		mbody++;
 	for (i = strlen(mbody); i && mbody[i - 1] == '\n'; i--)
 		mbody[i - 1] = '\0';
+	return mbody;
+}
 
-	/* paragraphs: first may be in-body headers, last may be trailers */
-	{
-		char **para = NULL;
-		for (p = mbody;;) {
-			char *e = strstr(p, "\n\n");
-			para = xrealloc(para, (npara + 1) * sizeof(*para));
-			para[npara++] = p;
-			if (!e)
-				break;
-			*e = '\0';
-			p = e + 2;
-		}
-		series_find_trailers(a, para[0], 0, &htr, NULL, &hothers);
-		if (hothers) {
-			htr.n = 0;
-			buf_addstr(&m2, para[0]);
-		}
-		last = para[npara - 1];
-		series_find_trailers(a, last, 0, &btr, &others, &nothers);
-		if (npara == 1) {
-			int same = htr.n == btr.n;
-			for (i = 0; same && i < htr.n; i++)
-				same = tr_eq(htr.v[i], btr.v[i]);
-			if (same)
-				htr.n = 0;
-			buf_reset(&m2);
-			if (nothers)
-				buf_addstr(&m2, others.data);
-		} else {
-			for (i = 1; i + 1 < npara; i++) {
-				if (m2.len)
-					buf_addstr(&m2, "\n\n");
-				buf_addstr(&m2, para[i]);
-			}
-			if (nothers) {
-				if (m2.len)
-					buf_addstr(&m2, "\n\n");
-				buf_addstr(&m2, others.data);
-			}
-		}
-		free(para);
+/* Splits mbody into paragraphs: the first may be in-body headers (*htr),
+   the last may be trailers (*btr); the text in between, and the last
+   paragraph's other lines, go to *m2. */
+static void
+series_message_paragraphs(struct arena *a, char *mbody, struct trlist *htr,
+    struct trlist *btr, struct buf *m2)
+{
+	struct buf others = BUF_INIT(0);
+	char **para = NULL, *p;
+	size_t i, npara = 0, nothers = 0, hothers = 0;
+
+	for (p = mbody;;) {
+		char *e = strstr(p, "\n\n");
+		para = xrealloc(para, (npara + 1) * sizeof(*para));
+		para[npara++] = p;
+		if (!e)
+			break;
+		*e = '\0';
+		p = e + 2;
 	}
-	/* in-body headers override the mail's (git mailinfo) */
-	for (i = 0; i < htr.n; i++) {
-		struct tr *t = htr.v[i];
+	series_find_trailers(a, para[0], 0, htr, NULL, &hothers);
+	if (hothers) {
+		htr->n = 0;
+		buf_addstr(m2, para[0]);
+	}
+	series_find_trailers(a, para[npara - 1], 0, btr, &others, &nothers);
+	if (npara == 1) {
+		int same = htr->n == btr->n;
+		for (i = 0; same && i < htr->n; i++)
+			same = tr_eq(htr->v[i], btr->v[i]);
+		if (same)
+			htr->n = 0;
+		buf_reset(m2);
+		if (nothers)
+			buf_addstr(m2, others.data);
+	} else {
+		for (i = 1; i + 1 < npara; i++) {
+			if (m2->len)
+				buf_addstr(m2, "\n\n");
+			buf_addstr(m2, para[i]);
+		}
+		if (nothers) {
+			if (m2->len)
+				buf_addstr(m2, "\n\n");
+			buf_addstr(m2, others.data);
+		}
+	}
+	free(para);
+	buf_release(&others);
+}
+
+/* In-body From:/Subject:/Date: override the mail's (git mailinfo). */
+static void
+series_message_headers(const struct trlist *htr, const char **subject,
+    struct patch *out)
+{
+	for (size_t i = 0; i < htr->n; i++) {
+		struct tr *t = htr->v[i];
 		if (strcmp(t->lname, "subject") == 0) {
-			subject = t->value;
+			*subject = t->value;
 		} else if (strcmp(t->lname, "from") == 0) {
 			const char *lt = strrchr(t->value, '<'), *gt;
 			gt = lt ? strchr(lt, '>') : NULL;
@@ -1248,6 +1291,69 @@ series_message(struct arena *a, struct lmsg *l, const struct trlist *fup,
 			out->date = xstrdup(t->value);
 		}
 	}
+}
+
+/* Appends to msg the text and trailers as git stripspace leaves them. */
+static void
+series_message_stripspace(struct buf *msg, const struct buf *m2,
+    const struct trlist *all)
+{
+	struct buf raw = BUF_INIT(0);
+	const char *q, *nx;
+	size_t n;
+	int blank = 1;	/* no leading blank lines */
+
+	if (m2->len) {
+		buf_addstr(&raw, m2->data);
+		buf_addch(&raw, '\n');
+	}
+	if (all->n) {
+		if (m2->len)
+			buf_addch(&raw, '\n');
+		for (size_t i = 0; i < all->n; i++)
+			series_trailer_line(&raw, all->v[i]);
+	}
+	buf_addstr(&raw, "");
+	if (raw.len)
+		buf_addch(msg, '\n');
+	for (q = raw.data; *q; q = nx) {
+		nx = series_line(q, &n);
+		while (n && isspace((unsigned char)q[n - 1]))
+			n--;
+		if (n == 0) {
+			blank = 1;
+			continue;
+		}
+		if (blank && msg->len && msg->data[msg->len - 1] == '\n' &&
+		    !(msg->len >= 2 && msg->data[msg->len - 2] == '\n'))
+			buf_addch(msg, '\n');
+		blank = 0;
+		buf_add(msg, q, n);
+		buf_addch(msg, '\n');
+	}
+	buf_release(&raw);
+}
+
+/*
+ * The commit message `b4 am | git am` produces: b4 splits the body at the
+ * first "---" line (or the diff), takes the last paragraph's trailers,
+ * appends the follow-up trailers it does not already have, and git am
+ * takes in-body From:/Subject:/Date: headers and stops at "---".
+ */
+static void
+series_message(struct arena *a, struct lmsg *l, const struct trlist *fup,
+    struct patch *out)
+{
+	char *body = xstrdup(l->m->body), *mbody;
+	struct trlist btr = { 0 }, htr = { 0 }, all = { 0 };
+	struct buf msg = BUF_INIT(0), m2 = BUF_INIT(0);
+	const char *subject = l->s.subject;
+	struct subject s;
+	size_t i, j;
+
+	mbody = series_message_body(body);
+	series_message_paragraphs(a, mbody, &htr, &btr, &m2);
+	series_message_headers(&htr, &subject, out);
 
 	/* the trailers: the patch's own, then new follow-up ones */
 	for (i = 0; i < btr.n; i++)
@@ -1261,50 +1367,11 @@ series_message(struct arena *a, struct lmsg *l, const struct trlist *fup,
 	}
 
 	/* subject: the whole header minus leading [..] prefixes */
-	{
-		struct subject s;
-		subject_parse(subject, &s);
-		buf_addstr(&msg, s.reply ? subject : s.subject);
-		subject_release(&s);
-	}
+	subject_parse(subject, &s);
+	buf_addstr(&msg, s.reply ? subject : s.subject);
+	subject_release(&s);
 	buf_addch(&msg, '\n');
-	/* the body as git stripspace leaves it */
-	{
-		struct buf raw = BUF_INIT(0);
-		const char *q, *nx;
-		size_t n;
-		int blank = 1;	/* no leading blank lines */
-
-		if (m2.len) {
-			buf_addstr(&raw, m2.data);
-			buf_addch(&raw, '\n');
-		}
-		if (all.n) {
-			if (m2.len)
-				buf_addch(&raw, '\n');
-			for (i = 0; i < all.n; i++)
-				series_trailer_line(&raw, all.v[i]);
-		}
-		buf_addstr(&raw, "");
-		if (raw.len)
-			buf_addch(&msg, '\n');
-		for (q = raw.data; *q; q = nx) {
-			nx = series_line(q, &n);
-			while (n && isspace((unsigned char)q[n - 1]))
-				n--;
-			if (n == 0) {
-				blank = 1;
-				continue;
-			}
-			if (blank && msg.len && msg.data[msg.len - 1] == '\n' &&
-			    !(msg.len >= 2 && msg.data[msg.len - 2] == '\n'))
-				buf_addch(&msg, '\n');
-			blank = 0;
-			buf_add(&msg, q, n);
-			buf_addch(&msg, '\n');
-		}
-		buf_release(&raw);
-	}
+	series_message_stripspace(&msg, &m2, &all);
 	out->message = buf_detach(&msg, NULL);
 	out->ntrailers = all.n;
 	out->trailers = xcalloc(all.n ? all.n : 1, sizeof(*out->trailers));
@@ -1315,7 +1382,6 @@ series_message(struct arena *a, struct lmsg *l, const struct trlist *fup,
 	free(btr.v);
 	free(htr.v);
 	free(all.v);
-	buf_release(&others);
 	buf_release(&m2);
 	free(body);
 }
@@ -1341,126 +1407,157 @@ series_copy_trailers(struct trailer **dst, size_t *n, const struct trlist *l)
 	}
 }
 
-int
-series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
-    int want_version, struct series *out, struct buf *err)
+/* Indexes the messages by Message-ID.  b4 skips a Message-ID it has
+   already seen (lore's /all/ can return one per list); so do we: the
+   first in mbox order stays, later duplicates get m = NULL. */
+static void
+series_pick_index(struct pick *k, struct msg *const *msgs, size_t nmsgs)
 {
-	struct pick k = { 0 };
-	struct trlist mism = { 0 };
-	struct ser *s = NULL;
-	struct lmsg *cover = NULL;
-	size_t *par = NULL, i, j, root = 0;
-	int ret = -1;
+	size_t i, j;
 
-	memset(out, 0, sizeof(*out));
-	k.l = xcalloc(nmsgs ? nmsgs : 1, sizeof(*k.l));
-	k.byid = xcalloc(nmsgs ? nmsgs : 1, sizeof(*k.byid));
-	/* b4 skips a Message-ID it has already seen (lore's /all/ can
-	   return one per list); so do we: the first in mbox order stays */
+	k->l = xcalloc(nmsgs ? nmsgs : 1, sizeof(*k->l));
+	k->byid = xcalloc(nmsgs ? nmsgs : 1, sizeof(*k->byid));
 	for (i = 0; i < nmsgs; i++) {
-		k.l[i].idx = i;
-		k.l[i].m = msgs[i];
+		k->l[i].idx = i;
+		k->l[i].m = msgs[i];
 		if (msgs[i]->msgid)
-			k.byid[k.nbyid++] = &k.l[i];
+			k->byid[k->nbyid++] = &k->l[i];
 	}
-	qsort(k.byid, k.nbyid, sizeof(*k.byid), pick_cmp_id);
-	for (i = 0, j = 0; i < k.nbyid; i++) {
-		if (j && strcmp(k.byid[i]->m->msgid, k.byid[j - 1]->m->msgid) == 0) {
-			k.byid[i]->m = NULL;	/* later duplicate */
+	qsort(k->byid, k->nbyid, sizeof(*k->byid), pick_cmp_id);
+	for (i = 0, j = 0; i < k->nbyid; i++) {
+		if (j && strcmp(k->byid[i]->m->msgid,
+		    k->byid[j - 1]->m->msgid) == 0) {
+			k->byid[i]->m = NULL;	/* later duplicate */
 			continue;
 		}
-		k.byid[j++] = k.byid[i];
+		k->byid[j++] = k->byid[i];
 	}
-	k.nbyid = j;
+	k->nbyid = j;
+}
 
-	/* only the thread that holds want_msgid */
-	par = xmalloc((nmsgs ? nmsgs : 1) * sizeof(*par));
+/* Adds the messages of the thread that holds want_msgid (all of them
+   when it is NULL) to the revisions they belong to. */
+static int
+series_pick_thread(struct pick *k, size_t nmsgs, const char *want_msgid,
+    struct buf *err)
+{
+	size_t *par = xmalloc((nmsgs ? nmsgs : 1) * sizeof(*par));
+	size_t i, j, root = 0;
+	int rc = -1;
+
 	for (i = 0; i < nmsgs; i++)
 		par[i] = i;
 	for (i = 0; i < nmsgs; i++) {
-		struct lmsg *l = &k.l[i], *r;
+		struct lmsg *l = &k->l[i], *r;
 		if (!l->m)
 			continue;
-		if ((r = pick_by_id(&k, l->m->in_reply_to)))
-			uf_join(par, i, r - k.l);
+		if ((r = pick_by_id(k, l->m->in_reply_to)))
+			uf_join(par, i, r - k->l);
 		for (j = 0; j < l->m->nreferences; j++)
-			if ((r = pick_by_id(&k, l->m->references[j])))
-				uf_join(par, i, r - k.l);
+			if ((r = pick_by_id(k, l->m->references[j])))
+				uf_join(par, i, r - k->l);
 	}
 	if (want_msgid) {
-		struct lmsg *w = pick_by_id(&k, want_msgid);
+		struct lmsg *w = pick_by_id(k, want_msgid);
 		if (!w) {
 			buf_addf(err, "message <%s> is not in the thread", want_msgid);
 			goto out;
 		}
-		root = uf_find(par, w - k.l);
+		root = uf_find(par, w - k->l);
 	}
 	for (i = 0; i < nmsgs; i++) {
-		if (!k.l[i].m || (want_msgid && uf_find(par, i) != root))
+		if (!k->l[i].m || (want_msgid && uf_find(par, i) != root))
 			continue;
-		pick_add_message(&k, &k.l[i]);
+		pick_add_message(k, &k->l[i]);
 	}
+	rc = 0;
+out:
+	free(par);
+	return rc;
+}
 
-	if (!k.nser) {
+/* Lists the thread's revisions in out->versions and finds the wanted one
+   (0: the newest); NULL with err when the thread has none or not it. */
+static struct ser *
+series_pick_version(struct pick *k, int want_version, struct series *out,
+    struct buf *err)
+{
+	struct buf v = BUF_INIT(0);
+	struct ser *s;
+	size_t i;
+
+	if (!k->nser) {
 		buf_addstr(err, "no patches in thread");
-		goto out;
+		return NULL;
 	}
-	out->nversions = k.nser;
-	out->versions = xmalloc(k.nser * sizeof(int));
-	for (i = 0; i < k.nser; i++)
-		out->versions[i] = k.ser[i].revision;
-	qsort(out->versions, k.nser, sizeof(int), int_cmp);
+	out->nversions = k->nser;
+	out->versions = xmalloc(k->nser * sizeof(int));
+	for (i = 0; i < k->nser; i++)
+		out->versions[i] = k->ser[i].revision;
+	qsort(out->versions, k->nser, sizeof(int), int_cmp);
 	if (!want_version)
-		want_version = out->versions[k.nser - 1];
-	if (!(s = pick_ser(&k, want_version))) {
-		struct buf v = BUF_INIT(0);
-		for (i = 0; i < out->nversions; i++)
-			buf_addf(&v, "%sv%d", i ? ", " : "", out->versions[i]);
-		buf_addf(err, "revision v%d not found; the thread has %s",
-		    want_version, v.data);
-		buf_release(&v);
-		goto out;
-	}
-	/* follow-ups first: b4 tallies them while picking the older
-	   revision for a partial reroll, which gives the same attribution */
-	pick_followups(&k, &mism);
-	if (!s->complete)
-		pick_partial_reroll(&k, s);
-	/* the cover letter, or the first patch's parent when that has a
-	   diffstat and no diff */
-	cover = pick_cover(&k, s->revision);
+		want_version = out->versions[k->nser - 1];
+	if ((s = pick_ser(k, want_version)))
+		return s;
+	for (i = 0; i < out->nversions; i++)
+		buf_addf(&v, "%sv%d", i ? ", " : "", out->versions[i]);
+	buf_addf(err, "revision v%d not found; the thread has %s",
+	    want_version, v.data);
+	buf_release(&v);
+	return NULL;
+}
+
+/* The cover letter of revision s, or the first patch's parent when that
+   has a diffstat and no diff; NULL when there is none. */
+static struct lmsg *
+series_pick_cover(struct pick *k, struct ser *s)
+{
+	struct lmsg *cover = pick_cover(k, s->revision);
+
 	if (cover) {
 		ser_add_patch(s, cover);
-	} else {
-		for (i = 1; i < s->np; i++) {
-			struct lmsg *pl = s->p[i].l, *pot;
-			/* as b4: the first patch whose parent looks like a
-			   cover letter.  (b4 also looks at a partial reroll's
-			   copied cover, which can land on an older revision's
-			   cover letter; we keep the newer one.) */
-			if (pl && pl->m->in_reply_to) {
-				pot = pick_by_id(&k, pl->m->in_reply_to);
-				if (pot && pot->has_diffstat && !pot->has_diff) {
-					cover = pot;
-					break;
-				}
-			}
+		return cover;
+	}
+	for (size_t i = 1; i < s->np; i++) {
+		struct lmsg *pl = s->p[i].l, *pot;
+		/* as b4: the first patch whose parent looks like a
+		   cover letter.  (b4 also looks at a partial reroll's
+		   copied cover, which can land on an older revision's
+		   cover letter; we keep the newer one.) */
+		if (pl && pl->m->in_reply_to) {
+			pot = pick_by_id(k, pl->m->in_reply_to);
+			if (pot && pot->has_diffstat && !pot->has_diff)
+				return pot;
 		}
 	}
+	return NULL;
+}
 
-	/* after the cover letter: its 0/K can announce more patches */
-	for (i = 1; i < s->np; i++) {
+/* Refuses a revision with a missing patch or with no patches at all
+   (after the cover letter: its 0/K can announce more patches). */
+static int
+series_pick_check(const struct ser *s, struct buf *err)
+{
+	for (size_t i = 1; i < s->np; i++) {
 		if (!s->p[i].l) {
 			buf_addf(err, "patch %zu/%d of v%d is missing", i,
 			    s->expected, s->revision);
-			goto out;
+			return -1;
 		}
 	}
 	if (s->np < 2) {
 		buf_addf(err, "v%d has a cover letter and no patches", s->revision);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
 
+/* The series' own fields: revision, counts, cover letter, author,
+   footers and the follow-up trailers that matched no patch. */
+static void
+series_pick_header(const struct ser *s, const struct lmsg *cover,
+    const struct trlist *mism, struct series *out)
+{
 	out->version = s->revision;
 	/* a cover letter's 0/K may say fewer than the patches that came */
 	out->total = (int)s->np - 1;
@@ -1483,68 +1580,109 @@ series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
 	    series_footer(s->p[1].l->m->body, "base-commit:");
 	out->change_id = s->change_id ? xstrdup(s->change_id) :
 	    series_footer(s->p[1].l->m->body, "change-id:");
-	series_copy_trailers(&out->ignored_trailers, &out->nignored_trailers, &mism);
+	series_copy_trailers(&out->ignored_trailers, &out->nignored_trailers, mism);
+}
 
+/* Patch i of revision s: its fields, the commit message with its
+   follow-up trailers (and those of an older revision's patch with the
+   same patchwork hash, as b4 carries them over), and the diff. */
+static void
+series_pick_patch(struct pick *k, size_t nmsgs, const struct ser *s,
+    size_t i, const struct series *out, struct patch *p)
+{
+	struct lmsg *l = s->p[i].l;
+	struct trlist fup = { 0 };
+	size_t j;
+
+	for (j = 0; j < l->fup.n; j++)
+		trlist_add(&fup, l->fup.v[j]);
+	if (l->pwhash[0]) {
+		for (size_t q = 0; q < nmsgs; q++) {
+			struct lmsg *o = &k->l[q];
+			if (o == l || !o->m || !o->has_diff || o->reply ||
+			    o->revision == s->revision ||
+			    strcmp(o->pwhash, l->pwhash) != 0)
+				continue;
+			for (j = 0; j < o->fup.n; j++)
+				trlist_add(&fup, o->fup.v[j]);
+		}
+	}
+	p->counter = (int)i;
+	p->total = out->total;
+	p->subject = xstrdup(l->s.subject);
+	p->author = xstrdup(l->m->from_name);
+	p->email = xstrdup(l->m->from_email);
+	p->date = xstrdup(l->m->date);
+	p->date_epoch = l->m->date_epoch;
+	p->msgid = xstrdup(l->m->msgid ? l->m->msgid : "");
+	p->from_version = s->p[i].from_version ? s->p[i].from_version : l->revision;
+	series_message(&k->a, l, &fup, p);
+	p->diff = series_diff(l->m->body);
+	if (!p->diff)
+		p->diff = xstrdup("");
+	free(fup.v);
+}
+
+/* Frees what picking built. */
+static void
+series_pick_release(struct pick *k, size_t nmsgs)
+{
+	size_t i;
+
+	for (i = 0; i < nmsgs; i++) {
+		subject_release(&k->l[i].s);
+		free(k->l[i].trailers.v);
+		free(k->l[i].fup.v);
+	}
+	for (i = 0; i < k->nser; i++) {
+		free(k->ser[i].p);
+		free(k->ser[i].base_commit);
+		free(k->ser[i].change_id);
+	}
+	free(k->ser);
+	free(k->covers);
+	free(k->covrev);
+	free(k->fups);
+	free(k->byid);
+	free(k->l);
+	arena_release(&k->a);
+}
+
+int
+series_pick(struct msg *const *msgs, size_t nmsgs, const char *want_msgid,
+    int want_version, struct series *out, struct buf *err)
+{
+	struct pick k = { 0 };
+	struct trlist mism = { 0 };
+	struct ser *s = NULL;
+	struct lmsg *cover = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	series_pick_index(&k, msgs, nmsgs);
+	if (series_pick_thread(&k, nmsgs, want_msgid, err) != 0)
+		goto out;
+	if (!(s = series_pick_version(&k, want_version, out, err)))
+		goto out;
+	/* follow-ups first: b4 tallies them while picking the older
+	   revision for a partial reroll, which gives the same attribution */
+	pick_followups(&k, &mism);
+	if (!s->complete)
+		pick_partial_reroll(&k, s);
+	cover = series_pick_cover(&k, s);
+	if (series_pick_check(s, err) != 0)
+		goto out;
+	series_pick_header(s, cover, &mism, out);
 	out->npatches = s->np - 1;
 	out->patches = xcalloc(out->npatches ? out->npatches : 1, sizeof(*out->patches));
-	for (i = 1; i < s->np; i++) {
-		struct lmsg *l = s->p[i].l;
-		struct patch *p = &out->patches[i - 1];
-		struct trlist fup = { 0 };
-
-		for (j = 0; j < l->fup.n; j++)
-			trlist_add(&fup, l->fup.v[j]);
-		/* b4 carries trailers over from an older revision's patch
-		   with the same patchwork hash */
-		if (l->pwhash[0]) {
-			for (size_t q = 0; q < nmsgs; q++) {
-				struct lmsg *o = &k.l[q];
-				if (o == l || !o->m || !o->has_diff || o->reply ||
-				    o->revision == s->revision ||
-				    strcmp(o->pwhash, l->pwhash) != 0)
-					continue;
-				for (j = 0; j < o->fup.n; j++)
-					trlist_add(&fup, o->fup.v[j]);
-			}
-		}
-		p->counter = (int)i;
-		p->total = out->total;
-		p->subject = xstrdup(l->s.subject);
-		p->author = xstrdup(l->m->from_name);
-		p->email = xstrdup(l->m->from_email);
-		p->date = xstrdup(l->m->date);
-		p->date_epoch = l->m->date_epoch;
-		p->msgid = xstrdup(l->m->msgid ? l->m->msgid : "");
-		p->from_version = s->p[i].from_version ? s->p[i].from_version : l->revision;
-		series_message(&k.a, l, &fup, p);
-		p->diff = series_diff(l->m->body);
-		if (!p->diff)
-			p->diff = xstrdup("");
-		free(fup.v);
-	}
+	for (size_t i = 1; i < s->np; i++)
+		series_pick_patch(&k, nmsgs, s, i, out, &out->patches[i - 1]);
 	ret = 0;
 out:
 	if (ret)
 		series_release(out);
-	for (i = 0; i < nmsgs; i++) {
-		subject_release(&k.l[i].s);
-		free(k.l[i].trailers.v);
-		free(k.l[i].fup.v);
-	}
-	for (i = 0; i < k.nser; i++) {
-		free(k.ser[i].p);
-		free(k.ser[i].base_commit);
-		free(k.ser[i].change_id);
-	}
-	free(k.ser);
-	free(k.covers);
-	free(k.covrev);
-	free(k.fups);
-	free(k.byid);
-	free(k.l);
-	free(par);
+	series_pick_release(&k, nmsgs);
 	free(mism.v);
-	arena_release(&k.a);
 	return ret;
 }
 

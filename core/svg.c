@@ -147,46 +147,72 @@ svg_cmp_xy(const void *a, const void *b)
 	return (p->x > q->x) - (p->x < q->x);
 }
 
-int
-svg_chart(struct buf *b, const struct svg_chart *c)
-{
-	int w = c->width > 0 ? c->width : 420, h = c->height > 0 ?
-	    c->height : 220;
-	double pw = w - SVG_ML - SVG_MR, ph = h - SVG_MT - SVG_MB;
-	struct svg_range xr = { 0, 0, 0 }, yr = { 0, 0, 0 };
-	double step, t, t0, sx, sy;
-	char num[32];
-	size_t i, k, npts;
-	int drawn = 0, legend_x, nt;
+/* The frame of one chart: its size, the plot area, the ranges and the
+   scales that map data to pixels. */
+struct svg_frame {
+	const struct svg_chart *c;
+	int	 w, h;
+	double	 pw, ph;		/* plot width and height */
+	struct svg_range xr, yr;
+	double	 sx, sy;
+};
 
-	for (i = 0; i < c->nseries; i++) {
+static double
+svg_x(const struct svg_frame *f, double v)
+{
+	return SVG_ML + (v - f->xr.lo) * f->sx;
+}
+
+static double
+svg_y(const struct svg_frame *f, double v)
+{
+	return SVG_MT + f->ph - (v - f->yr.lo) * f->sy;
+}
+
+/* Sizes the frame and fits the ranges to every finite point and mean. */
+static void
+svg_frame_init(struct svg_frame *f, const struct svg_chart *c)
+{
+	f->c = c;
+	f->w = c->width > 0 ? c->width : 420;
+	f->h = c->height > 0 ? c->height : 220;
+	f->pw = f->w - SVG_ML - SVG_MR;
+	f->ph = f->h - SVG_MT - SVG_MB;
+	memset(&f->xr, 0, sizeof(f->xr));
+	memset(&f->yr, 0, sizeof(f->yr));
+	for (size_t i = 0; i < c->nseries; i++) {
 		const struct svg_series *s = &c->series[i];
 
-		for (k = 0; k < s->n; k++)
+		for (size_t k = 0; k < s->n; k++)
 			if (isfinite(s->x[k]) && isfinite(s->y[k])) {
-				svg_range_add(&xr, s->x[k]);
-				svg_range_add(&yr, s->y[k]);
+				svg_range_add(&f->xr, s->x[k]);
+				svg_range_add(&f->yr, s->y[k]);
 			}
 		if (isfinite(s->mean) && s->n)
-			svg_range_add(&yr, s->mean);
+			svg_range_add(&f->yr, s->mean);
 	}
-	svg_range_fix(&xr, 0, c->x_integer);
-	svg_range_fix(&yr, c->y_zero, 0);
-	sx = pw / (xr.hi - xr.lo);
-	sy = ph / (yr.hi - yr.lo);
-#define X(v) (SVG_ML + ((v) - xr.lo) * sx)
-#define Y(v) (SVG_MT + ph - ((v) - yr.lo) * sy)
+	svg_range_fix(&f->xr, 0, c->x_integer);
+	svg_range_fix(&f->yr, c->y_zero, 0);
+	f->sx = f->pw / (f->xr.hi - f->xr.lo);
+	f->sy = f->ph / (f->yr.hi - f->yr.lo);
+}
+
+/* The <svg> element, its title, the plot's background and the titles. */
+static void
+svg_head(struct buf *b, const struct svg_frame *f)
+{
+	const struct svg_chart *c = f->c;
 
 	buf_addf(b, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-	    "aria-label=\"", w, h, w, h);
+	    "aria-label=\"", f->w, f->h, f->w, f->h);
 	html_attr(b, c->title);
 	buf_addstr(b, "\">\n<title>");
 	html_txt(b, c->title);
 	buf_addstr(b, "</title>\n");
 	buf_addf(b, "<rect class=\"svg-bg\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
 	    "height=\"%.1f\" fill=\"#fff\" stroke=\"#ccc\"/>\n", SVG_ML,
-	    SVG_MT, pw, ph);
+	    SVG_MT, f->pw, f->ph);
 	buf_addstr(b, "<text class=\"svg-title\" x=\"6\" y=\"14\" "
 	    "font-size=\"12\" font-weight=\"bold\">");
 	html_txt(b, c->title);
@@ -197,92 +223,113 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 		html_txt(b, c->subtitle);
 		buf_addstr(b, "</text>\n");
 	}
+}
+
+/* The y ticks with their grid lines, the x ticks, and the axis labels. */
+static void
+svg_axes(struct buf *b, const struct svg_frame *f)
+{
+	const struct svg_chart *c = f->c;
+	double step, t, t0;
+	char num[32];
+	int nt;
 
 	/* y ticks and grid */
-	step = svg_nice_step(yr.hi - yr.lo, 4);
-	nt = svg_ticks(yr.lo, yr.hi, step, &t0);
+	step = svg_nice_step(f->yr.hi - f->yr.lo, 4);
+	nt = svg_ticks(f->yr.lo, f->yr.hi, step, &t0);
 	for (int ti = 0; ti < nt; ti++) {
 		t = t0 + ti * step;
 		svg_num(num, sizeof(num), fabs(t) < step * 1e-9 ? 0 : t);
 		buf_addf(b, "<line class=\"svg-grid\" x1=\"%d\" x2=\"%.1f\" "
 		    "y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
 		    "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" "
-		    "text-anchor=\"end\">%s</text>\n", SVG_ML, SVG_ML + pw,
-		    Y(t), Y(t), SVG_ML - 4, Y(t) + 3, num);
+		    "text-anchor=\"end\">%s</text>\n", SVG_ML, SVG_ML + f->pw,
+		    svg_y(f, t), svg_y(f, t), SVG_ML - 4, svg_y(f, t) + 3, num);
 	}
 	/* x ticks */
-	step = svg_nice_step(xr.hi - xr.lo, 6);
+	step = svg_nice_step(f->xr.hi - f->xr.lo, 6);
 	if (c->x_integer && step < 1)
 		step = 1;
-	nt = svg_ticks(xr.lo, xr.hi, step, &t0);
+	nt = svg_ticks(f->xr.lo, f->xr.hi, step, &t0);
 	for (int ti = 0; ti < nt; ti++) {
 		t = t0 + ti * step;
 		svg_num(num, sizeof(num), fabs(t) < step * 1e-9 ? 0 : t);
 		buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
-		    "text-anchor=\"middle\">%s</text>\n", X(t),
-		    SVG_MT + ph + 13, num);
+		    "text-anchor=\"middle\">%s</text>\n", svg_x(f, t),
+		    SVG_MT + f->ph + 13, num);
 	}
 	if (c->xlabel) {
 		buf_addf(b, "<text class=\"svg-label\" x=\"%.1f\" y=\"%d\" "
-		    "font-size=\"10\" text-anchor=\"middle\">", SVG_ML + pw / 2,
-		    h - 6);
+		    "font-size=\"10\" text-anchor=\"middle\">",
+		    SVG_ML + f->pw / 2, f->h - 6);
 		html_txt(b, c->xlabel);
 		buf_addstr(b, "</text>\n");
 	}
 	if (c->ylabel) {
 		buf_addf(b, "<text class=\"svg-label\" x=\"10\" y=\"%.1f\" "
 		    "font-size=\"10\" text-anchor=\"middle\" "
-		    "transform=\"rotate(-90 10 %.1f)\">", SVG_MT + ph / 2,
-		    SVG_MT + ph / 2);
+		    "transform=\"rotate(-90 10 %.1f)\">", SVG_MT + f->ph / 2,
+		    SVG_MT + f->ph / 2);
 		html_txt(b, c->ylabel);
 		buf_addstr(b, "</text>\n");
 	}
+}
 
-	for (i = 0; i < c->nseries; i++) {
-		const struct svg_series *s = &c->series[i];
-		int side = s->side ? 1 : 0;
-		struct svg_xy *p = xcalloc(s->n ? s->n : 1, sizeof(*p));
+/* One series: its mean line, its line through the points sorted by x,
+   its dots.  Returns the number of finite points drawn. */
+static int
+svg_series_draw(struct buf *b, const struct svg_frame *f,
+    const struct svg_series *s)
+{
+	int side = s->side ? 1 : 0;
+	struct svg_xy *p = xcalloc(s->n ? s->n : 1, sizeof(*p));
+	size_t k, npts;
 
-		for (k = npts = 0; k < s->n; k++)
-			if (isfinite(s->x[k]) && isfinite(s->y[k])) {
-				p[npts].x = s->x[k];
-				p[npts].y = s->y[k];
-				npts++;
-			}
-		buf_addf(b, "<g class=\"svg-%c\">\n", side ? 'b' : 'a');
-		if (isfinite(s->mean) && npts)
-			buf_addf(b, "<line class=\"svg-mean\" x1=\"%d\" "
-			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			    "stroke-dasharray=\"5 3\"/>\n", SVG_ML, SVG_ML + pw,
-			    Y(s->mean), Y(s->mean), svg_colour[side]);
-		if (s->line && npts > 1) {
-			qsort(p, npts, sizeof(*p), svg_cmp_xy);
-			buf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" "
-			    "stroke-width=\"1.5\" points=\"", svg_colour[side]);
-			for (k = 0; k < npts; k++)
-				buf_addf(b, "%s%.1f,%.1f", k ? " " : "",
-				    X(p[k].x), Y(p[k].y));
-			buf_addstr(b, "\"/>\n");
+	for (k = npts = 0; k < s->n; k++)
+		if (isfinite(s->x[k]) && isfinite(s->y[k])) {
+			p[npts].x = s->x[k];
+			p[npts].y = s->y[k];
+			npts++;
 		}
-		if (s->dots)
-			for (k = 0; k < npts; k++) {
-				/* base dots left of the tick, patched right,
-				   so the two sides never hide each other */
-				double dx = c->x_integer && !s->line ?
-				    (side ? 3 : -3) : 0;
-
-				buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"3\" fill=\"%s\"/>\n", X(p[k].x) + dx,
-				    Y(p[k].y), svg_colour[side]);
-			}
-		buf_addstr(b, "</g>\n");
-		drawn += (int)npts;
-		free(p);
+	buf_addf(b, "<g class=\"svg-%c\">\n", side ? 'b' : 'a');
+	if (isfinite(s->mean) && npts)
+		buf_addf(b, "<line class=\"svg-mean\" x1=\"%d\" "
+		    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		    "stroke-dasharray=\"5 3\"/>\n", SVG_ML, SVG_ML + f->pw,
+		    svg_y(f, s->mean), svg_y(f, s->mean), svg_colour[side]);
+	if (s->line && npts > 1) {
+		qsort(p, npts, sizeof(*p), svg_cmp_xy);
+		buf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" "
+		    "stroke-width=\"1.5\" points=\"", svg_colour[side]);
+		for (k = 0; k < npts; k++)
+			buf_addf(b, "%s%.1f,%.1f", k ? " " : "",
+			    svg_x(f, p[k].x), svg_y(f, p[k].y));
+		buf_addstr(b, "\"/>\n");
 	}
+	if (s->dots)
+		for (k = 0; k < npts; k++) {
+			/* base dots left of the tick, patched right,
+			   so the two sides never hide each other */
+			double dx = f->c->x_integer && !s->line ?
+			    (side ? 3 : -3) : 0;
 
-	/* legend, right-aligned below the plot (the title line may be long) */
-	legend_x = w - SVG_MR;
-	for (i = c->nseries; i-- > 0;) {
+			buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+			    "r=\"3\" fill=\"%s\"/>\n", svg_x(f, p[k].x) + dx,
+			    svg_y(f, p[k].y), svg_colour[side]);
+		}
+	buf_addstr(b, "</g>\n");
+	free(p);
+	return (int)npts;
+}
+
+/* The legend, right-aligned below the plot (the title line may be long). */
+static void
+svg_legend(struct buf *b, const struct svg_frame *f)
+{
+	const struct svg_chart *c = f->c;
+	int legend_x = f->w - SVG_MR;
+
+	for (size_t i = c->nseries; i-- > 0;) {
 		const struct svg_series *s = &c->series[i];
 		int side = s->side ? 1 : 0;
 		size_t len = s->label ? strlen(s->label) : 0;
@@ -292,18 +339,30 @@ svg_chart(struct buf *b, const struct svg_chart *c)
 		if (len > 24)
 			len = 24;
 		buf_addf(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" "
-		    "text-anchor=\"end\" fill=\"%s\">", legend_x, h - 6,
+		    "text-anchor=\"end\" fill=\"%s\">", legend_x, f->h - 6,
 		    svg_colour[side]);
 		html_txt(b, s->label);
 		buf_addstr(b, "</text>\n");
 		legend_x -= (int)(len * 6 + 16);
 	}
+}
+
+int
+svg_chart(struct buf *b, const struct svg_chart *c)
+{
+	struct svg_frame f;
+	int drawn = 0;
+
+	svg_frame_init(&f, c);
+	svg_head(b, &f);
+	svg_axes(b, &f);
+	for (size_t i = 0; i < c->nseries; i++)
+		drawn += svg_series_draw(b, &f, &c->series[i]);
+	svg_legend(b, &f);
 	if (!drawn)
 		buf_addf(b, "<text class=\"svg-nodata\" x=\"%.1f\" y=\"%.1f\" "
 		    "font-size=\"12\" text-anchor=\"middle\" fill=\"#888\">"
-		    "no data</text>\n", SVG_ML + pw / 2, SVG_MT + ph / 2);
+		    "no data</text>\n", SVG_ML + f.pw / 2, SVG_MT + f.ph / 2);
 	buf_addstr(b, "</svg>\n");
-#undef X
-#undef Y
 	return drawn;
 }

@@ -645,13 +645,101 @@ tree_is_binary(const char *diff)
 	    "GIT binary patch", 16) || strstr(diff, "\nBinary files ");
 }
 
+/* The tree patch p makes on parent: libgit2's apply, else git apply -3
+   (*how says which).  0, or -1 with why in *reject. */
+static int
+tree_apply_tree(git_repository *repo, const char *path, git_commit *parent,
+    const struct patch *p, const struct buf *diff, git_oid *tree_id,
+    const char **how, struct buf *reject)
+{
+	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
+	git_diff *gd = NULL;
+	git_tree *tree = NULL;
+	git_index *index = NULL;
+	int rc = -1;
+
+	if (tree_is_binary(diff->data)) {
+		buf_addf(reject, "binary patches are not supported");
+		goto out;
+	}
+	if (!p->message || !*p->message) {
+		buf_addf(reject, "the patch has no commit message");
+		goto out;
+	}
+	if (diff->len <= 1) {
+		buf_addf(reject, "the patch has no diff");
+		goto out;
+	}
+	if (git_commit_tree(&tree, parent) == 0 &&
+	    git_diff_from_buffer(&gd, diff->data, diff->len) == 0 &&
+	    git_apply_to_tree(&index, repo, tree, gd, &opts) == 0 &&
+	    git_index_write_tree_to(tree_id, index, repo) == 0) {
+		*how = TREE_PATH_LIBGIT2;
+		rc = 0;
+	} else if (tree_apply_git(path, git_commit_id(parent), diff, tree_id,
+	    reject) == 0) {
+		*how = TREE_PATH_GIT3WAY;
+		rc = 0;
+	}
+out:
+	git_index_free(index);
+	git_tree_free(tree);
+	git_diff_free(gd);
+	return rc;
+}
+
+/* Commits tree_id on *parent with p's message and author, and moves
+   *parent to the new commit.  0, or -1 with why in *reject. */
+static int
+tree_apply_commit(git_repository *repo, git_commit **parent,
+    const struct patch *p, const git_oid *tree_id, git_oid *cid,
+    struct buf *reject)
+{
+	git_signature *author = NULL, *committer = NULL;
+	git_tree *tree = NULL;
+	size_t ml = strlen(p->message);
+	char *msg = ml && p->message[ml - 1] == '\n' ?
+	    xstrdup(p->message) : xasprintf("%s\n", p->message);
+	int rc = -1;
+
+	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
+	    git_signature_new(&author, p->author && *p->author ?
+	    p->author : (p->email ? p->email : "unknown"),
+	    p->email ? p->email : "", (git_time_t)p->date_epoch,
+	    tree_tz_minutes(p->date)) < 0) {
+		buf_addf(reject, "%s", tree_git_err());
+		goto out;
+	}
+	/* The committer date is the author date so that the
+	   same series on the same base is the same commit. */
+	if (git_signature_new(&committer, TREE_COMMITTER_NAME,
+	    TREE_COMMITTER_EMAIL, (git_time_t)p->date_epoch, 0) < 0 ||
+	    git_commit_create(cid, repo, NULL, author, committer,
+	    "UTF-8", msg, tree, 1, (const git_commit **)parent) < 0) {
+		buf_addf(reject, "commit: %s", tree_git_err());
+		goto out;
+	}
+	git_commit_free(*parent);
+	*parent = NULL;
+	if (git_commit_lookup(parent, repo, cid) < 0) {
+		buf_addf(reject, "%s", tree_git_err());
+		goto out;
+	}
+	rc = 0;
+out:
+	free(msg);
+	git_signature_free(author);
+	git_signature_free(committer);
+	git_tree_free(tree);
+	return rc;
+}
+
 int
 tree_apply(const char *path, const char *base, const struct patch *patches,
     size_t n, const char *ref, struct tree_applied *res, struct buf *err)
 {
 	git_repository *repo = NULL;
 	git_commit *parent = NULL;
-	git_signature *committer = NULL;
 	git_reference *r = NULL;
 	char base_short[13];
 	git_oid head;
@@ -673,86 +761,22 @@ tree_apply(const char *path, const char *base, const struct patch *patches,
 	for (size_t i = 0; i < n; i++) {
 		const struct patch *p = &patches[i];
 		struct buf diff = BUF_INIT(0), reject = BUF_INIT(4096);
-		git_diff *gd = NULL;
-		git_tree *tree = NULL;
-		git_index *index = NULL;
-		git_signature *author = NULL;
 		git_oid tree_id, cid;
-		char *msg = NULL;
-		int ok = 0;
+		int ok;
 
 		tree_patch_diff(p, &diff);
-		if (tree_is_binary(diff.data))
-			buf_addf(&reject, "binary patches are not supported");
-		else if (!p->message || !*p->message)
-			buf_addf(&reject, "the patch has no commit message");
-		else if (diff.len <= 1)
-			buf_addf(&reject, "the patch has no diff");
-		else {
-			git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
-
-			if (git_commit_tree(&tree, parent) == 0 &&
-			    git_diff_from_buffer(&gd, diff.data, diff.len) == 0 &&
-			    git_apply_to_tree(&index, repo, tree, gd, &opts) == 0 &&
-			    git_index_write_tree_to(&tree_id, index, repo) == 0) {
-				res->paths[i] = TREE_PATH_LIBGIT2;
-				ok = 1;
-			} else if (tree_apply_git(path, git_commit_id(parent),
-			    &diff, &tree_id, &reject) == 0) {
-				res->paths[i] = TREE_PATH_GIT3WAY;
-				ok = 1;
-			}
-		}
-		if (ok) {
-			size_t ml = strlen(p->message);
-
-			msg = ml && p->message[ml - 1] == '\n' ?
-			    xstrdup(p->message) : xasprintf("%s\n", p->message);
-			git_tree_free(tree);
-			tree = NULL;
-			if (git_tree_lookup(&tree, repo, &tree_id) < 0 ||
-			    git_signature_new(&author, p->author && *p->author ?
-			    p->author : (p->email ? p->email : "unknown"),
-			    p->email ? p->email : "", (git_time_t)p->date_epoch,
-			    tree_tz_minutes(p->date)) < 0) {
-				buf_addf(&reject, "%s", tree_git_err());
-				ok = 0;
-			}
-		}
-		if (ok) {
-			/* The committer date is the author date so that the
-			   same series on the same base is the same commit. */
-			git_signature_free(committer);
-			committer = NULL;
-			if (git_signature_new(&committer, TREE_COMMITTER_NAME,
-			    TREE_COMMITTER_EMAIL, (git_time_t)p->date_epoch, 0) < 0 ||
-			    git_commit_create(&cid, repo, NULL, author, committer,
-			    "UTF-8", msg, tree, 1,
-			    (const git_commit **)&parent) < 0) {
-				buf_addf(&reject, "commit: %s", tree_git_err());
-				ok = 0;
-			}
-		}
-		if (ok) {
-			git_commit_free(parent);
-			parent = NULL;
-			if (git_commit_lookup(&parent, repo, &cid) < 0) {
-				buf_addf(&reject, "%s", tree_git_err());
-				ok = 0;
-			} else
-				git_oid_cpy(&head, &cid);
-		}
-		if (!ok)
+		ok = tree_apply_tree(repo, path, parent, p, &diff, &tree_id,
+		    &res->paths[i], &reject) == 0 &&
+		    tree_apply_commit(repo, &parent, p, &tree_id, &cid,
+		    &reject) == 0;
+		if (ok)
+			git_oid_cpy(&head, &cid);
+		else
 			buf_addf(err, "patch %d/%d \"%.200s\" does not apply to "
 			    "%s: %s", p->counter ? p->counter : (int)i + 1,
 			    p->total ? p->total : (int)n,
 			    p->subject ? p->subject : "", base_short,
 			    reject.len ? reject.data : "unknown reason");
-		free(msg);
-		git_signature_free(author);
-		git_index_free(index);
-		git_tree_free(tree);
-		git_diff_free(gd);
 		buf_release(&diff);
 		buf_release(&reject);
 		if (!ok)
@@ -769,7 +793,6 @@ out:
 	if (rc != 0)
 		tree_applied_release(res);
 	git_reference_free(r);
-	git_signature_free(committer);
 	git_commit_free(parent);
 	git_repository_free(repo);
 	return rc;
