@@ -424,6 +424,152 @@ prune(const struct agent_conf *c, const char *sub, const char *prefix,
 	free(dir);
 }
 
+/* BOOT: kexec into the job's kernel (back here only on failure), or run
+   the job under qemu. */
+static enum agent_event
+do_boot(struct agent *a)
+{
+	char *bz = kernel_path(a);
+	enum agent_event ev;
+	int rc;
+
+	if (a->conf.backend == AGENT_KEXEC) {
+		kexec_boot(&a->conf, &a->job, bz);
+		/* Only back on failure: let the lease go. */
+		a->job.phase = AGENT_PH_READY;
+		free(bz);
+		return AGENT_EV_LEASE_LOST;
+	}
+	json_decref(a->job.upload);
+	a->job.upload = json_object();
+	rc = qemu_run_job(&a->conf, a->job.job, bz, a->job.upload, heartbeat,
+	    a);
+	free(bz);
+	if (rc == 0) {
+		a->handled++;
+		ev = AGENT_EV_BOOTED;
+	} else {
+		/* Lease lost, stopping, or the agent itself could not
+		   start qemu: not the kernel's fault, so no result; the
+		   lease expires. */
+		ev = AGENT_EV_LEASE_LOST;
+		if (rc == -1 && !agent_stopping)
+			nap(a->conf.poll_seconds);
+	}
+	return ev;
+}
+
+/* RUN: the workloads in the kexec'd job kernel. */
+static enum agent_event
+do_run(struct agent *a)
+{
+	json_decref(a->job.upload);
+	a->job.upload = json_object();
+	agent_job_save(&a->job, a->conf.state_dir);
+	if (kexec_run(&a->conf, a->job.job, a->job.upload, heartbeat,
+	    a) == 1) {
+		/* Lease gone or stopping; a kexec agent still has to go
+		   home (RUNNING+LEASE_LOST). */
+		return AGENT_EV_LEASE_LOST;
+	}
+	a->handled++;
+	return AGENT_EV_RAN;
+}
+
+/* FAIL_BOOT, FAIL_RUN: the machine came back where it should not be; the
+   result says why. */
+static enum agent_event
+do_fail(struct agent *a, enum agent_action action, enum agent_where where)
+{
+	char why[768];
+
+	if (action == AGENT_ACT_FAIL_RUN)
+		snprintf(why, sizeof(why), "the machine "
+		    "rebooted while the workloads ran (now in "
+		    "%s)", a->release);
+	else if (where == AGENT_IN_WRONG)
+		snprintf(why, sizeof(why), "booted release "
+		    "%s, expected %s", a->release,
+		    a->job.release ? a->job.release : "?");
+	else
+		snprintf(why, sizeof(why), "the job kernel %s "
+		    "did not come up; the machine is back in "
+		    "%s", a->job.release ? a->job.release : "?",
+		    a->release);
+	json_decref(a->job.upload);
+	a->job.upload = new_upload(action == AGENT_ACT_FAIL_BOOT ?
+	    PROTO_ST_BOOT_FAILED : PROTO_ST_FAILED, why);
+	agent_job_save(&a->job, a->conf.state_dir);
+	a->handled++;
+	return AGENT_EV_START;	/* RESULTS+START: upload */
+}
+
+/* UPLOAD: the result; on success the old kernels and job directories
+   are pruned. */
+static enum agent_event
+upload_and_prune(struct agent *a)
+{
+	int rc = do_upload(a);
+
+	if (rc == 0) {
+		prune(&a->conf, "/kernels", "", ".bzImage", 0);
+		prune(&a->conf, "", "job-", "", 1);
+		return AGENT_EV_UPLOADED;
+	}
+	if (rc == 1)
+		return AGENT_EV_LEASE_LOST;
+	return AGENT_EV_START;	/* RESULTS: again */
+}
+
+/* Drops the current job and goes idle. */
+static enum agent_event
+drop_job(struct agent *a)
+{
+	agent_job_release(&a->job);
+	a->job.phase = AGENT_PH_IDLE;
+	agent_job_save(&a->job, a->conf.state_dir);
+	return AGENT_EV_NO_JOB;
+}
+
+/* Does transition t's action; the next event. */
+static enum agent_event
+agent_act(struct agent *a, const struct agent_transition *t,
+    enum agent_event ev, enum agent_where where)
+{
+	int retry;
+
+	switch (t->action) {
+	case AGENT_ACT_LEASE:
+		if (a->job.job && t->next == AGENT_PH_IDLE) {
+			agent_job_release(&a->job);
+			agent_job_save(&a->job, a->conf.state_dir);
+		}
+		return do_lease(a, ev);
+	case AGENT_ACT_DOWNLOAD:
+		ev = do_download(a, &retry);
+		return retry ? AGENT_EV_START : ev;	/* LEASED+START: again */
+	case AGENT_ACT_BOOT:
+		return do_boot(a);
+	case AGENT_ACT_RUN:
+		return do_run(a);
+	case AGENT_ACT_FAIL_BOOT:
+	case AGENT_ACT_FAIL_RUN:
+		return do_fail(a, t->action, where);
+	case AGENT_ACT_UPLOAD:
+		return upload_and_prune(a);
+	case AGENT_ACT_RETURN_HOME:
+		agent_job_save(&a->job, a->conf.state_dir);
+		kexec_return_home(&a->conf);
+		agent_stopping = 1;
+		return ev;
+	case AGENT_ACT_DROP:
+		log_warnx("job %lld: dropped", a->job.job ?
+		    agent_job_id(&a->job) : 0);
+		return drop_job(a);
+	}
+	return ev;
+}
+
 static void
 agent_loop(struct agent *a)
 {
@@ -432,18 +578,13 @@ agent_loop(struct agent *a)
 
 	while (!agent_stopping) {
 		const struct agent_transition *t;
-		int retry, rc;
-		char *bz;
 
 		t = agent_state_next(a->job.phase, ev, a->conf.backend, where);
 		if (t == NULL) {
 			log_warnx("no transition from %s on %s; dropping the "
 			    "job", agent_phase_name(a->job.phase),
 			    agent_event_name(ev));
-			agent_job_release(&a->job);
-			a->job.phase = AGENT_PH_IDLE;
-			agent_job_save(&a->job, a->conf.state_dir);
-			ev = AGENT_EV_NO_JOB;
+			ev = drop_job(a);
 			continue;
 		}
 		/* An idle poll is not news. */
@@ -454,115 +595,7 @@ agent_loop(struct agent *a)
 		a->job.phase = t->next;
 		if (t->action != AGENT_ACT_BOOT || a->conf.backend != AGENT_KEXEC)
 			agent_job_save(&a->job, a->conf.state_dir);
-		switch (t->action) {
-		case AGENT_ACT_LEASE:
-			if (a->job.job && t->next == AGENT_PH_IDLE) {
-				agent_job_release(&a->job);
-				agent_job_save(&a->job, a->conf.state_dir);
-			}
-			ev = do_lease(a, ev);
-			break;
-		case AGENT_ACT_DOWNLOAD:
-			ev = do_download(a, &retry);
-			if (retry)
-				ev = AGENT_EV_START;	/* LEASED+START: again */
-			break;
-		case AGENT_ACT_BOOT:
-			bz = kernel_path(a);
-			if (a->conf.backend == AGENT_KEXEC) {
-				kexec_boot(&a->conf, &a->job, bz);
-				/* Only back on failure: let the lease go. */
-				ev = AGENT_EV_LEASE_LOST;
-				a->job.phase = AGENT_PH_READY;
-				free(bz);
-				break;
-			}
-			json_decref(a->job.upload);
-			a->job.upload = json_object();
-			rc = qemu_run_job(&a->conf, a->job.job, bz,
-			    a->job.upload, heartbeat, a);
-			free(bz);
-			if (rc == 0) {
-				a->handled++;
-				ev = AGENT_EV_BOOTED;
-			} else {
-				/* Lease lost, stopping, or the agent itself
-				   could not start qemu: not the kernel's
-				   fault, so no result; the lease expires. */
-				ev = AGENT_EV_LEASE_LOST;
-				if (rc == -1 && !agent_stopping)
-					nap(a->conf.poll_seconds);
-			}
-			break;
-		case AGENT_ACT_RUN:
-			json_decref(a->job.upload);
-			a->job.upload = json_object();
-			agent_job_save(&a->job, a->conf.state_dir);
-			rc = kexec_run(&a->conf, a->job.job, a->job.upload,
-			    heartbeat, a);
-			if (rc == 1) {
-				/* Lease gone or stopping; a kexec agent still
-				   has to go home (RUNNING+LEASE_LOST). */
-				ev = AGENT_EV_LEASE_LOST;
-				if (agent_stopping)
-					break;
-			} else {
-				a->handled++;
-				ev = AGENT_EV_RAN;
-			}
-			break;
-		case AGENT_ACT_FAIL_BOOT:
-		case AGENT_ACT_FAIL_RUN: {
-			char why[768];
-
-			if (t->action == AGENT_ACT_FAIL_RUN)
-				snprintf(why, sizeof(why), "the machine "
-				    "rebooted while the workloads ran (now in "
-				    "%s)", a->release);
-			else if (where == AGENT_IN_WRONG)
-				snprintf(why, sizeof(why), "booted release "
-				    "%s, expected %s", a->release,
-				    a->job.release ? a->job.release : "?");
-			else
-				snprintf(why, sizeof(why), "the job kernel %s "
-				    "did not come up; the machine is back in "
-				    "%s", a->job.release ? a->job.release : "?",
-				    a->release);
-			json_decref(a->job.upload);
-			a->job.upload = new_upload(t->action ==
-			    AGENT_ACT_FAIL_BOOT ? PROTO_ST_BOOT_FAILED :
-			    PROTO_ST_FAILED, why);
-			agent_job_save(&a->job, a->conf.state_dir);
-			a->handled++;
-			ev = AGENT_EV_START;	/* RESULTS+START: upload */
-			break;
-		}
-		case AGENT_ACT_UPLOAD:
-			rc = do_upload(a);
-			if (rc == 0) {
-				ev = AGENT_EV_UPLOADED;
-				prune(&a->conf, "/kernels", "", ".bzImage", 0);
-				prune(&a->conf, "", "job-", "", 1);
-			}
-			else if (rc == 1)
-				ev = AGENT_EV_LEASE_LOST;
-			else
-				ev = AGENT_EV_START;	/* RESULTS: again */
-			break;
-		case AGENT_ACT_RETURN_HOME:
-			agent_job_save(&a->job, a->conf.state_dir);
-			kexec_return_home(&a->conf);
-			agent_stopping = 1;
-			break;
-		case AGENT_ACT_DROP:
-			log_warnx("job %lld: dropped", a->job.job ?
-			    agent_job_id(&a->job) : 0);
-			agent_job_release(&a->job);
-			a->job.phase = AGENT_PH_IDLE;
-			agent_job_save(&a->job, a->conf.state_dir);
-			ev = AGENT_EV_NO_JOB;
-			break;
-		}
+		ev = agent_act(a, t, ev, where);
 		where = where_now(a);
 	}
 }

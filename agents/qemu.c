@@ -491,34 +491,200 @@ panic_line(const struct buf *con)
 	return xstrndup(p, n > 300 ? 300 : n);
 }
 
+/* What the steps of one qemu_run_job share. */
+struct qemu_job {
+	const struct agent_conf *c;
+	long long id;
+	int	 attempt;
+	const char *results;		/* the guest's results log */
+	struct qrun *r;
+	double	 t0, t_ready;		/* boot start; ready marker (or 0) */
+	int	 lost;			/* lease lost or agent stopping */
+	int	 boot_timed_out;
+};
+
+/* The kernel command line: console, the job's marker and the job's
+   extra arguments; then qemu's argv in *a. */
+static void
+qemu_job_argv(const struct qemu_job *j, const json_t *job, const char *accel,
+    const char *bzimage, const char *initrd, const char *console,
+    struct qargv *a)
+{
+	const char *extra = json_string_value(json_object_get(job,
+	    PROTO_CMDLINE));
+	char marker[64], *append;
+
+	agent_state_marker(j->id, j->attempt, marker, sizeof(marker));
+	append = xasprintf("console=ttyS0 panic=-1 %s%s%s", marker,
+	    extra && *extra ? " " : "", extra ? extra : "");
+	qemu_build_argv(j->c, accel, bzimage, initrd, append, console,
+	    j->results, a);
+	free(append);
+}
+
+/* Watches the running guest until qemu ends: notes the ready marker,
+   stops a guest that never gets ready, sends heartbeats, and stops the
+   guest when the lease is lost or the agent is stopping. */
+static void
+qemu_job_watch(struct qemu_job *j, agent_progress_fn progress, void *arg)
+{
+	const struct agent_conf *c = j->c;
+	struct qrun *r = j->r;
+	double last_hb = j->t0;
+
+	while (!r->finished) {
+		usleep(250000);
+		if (agent_stopping && !r->cancel) {
+			j->lost = 1;
+			r->cancel = 1;
+		}
+		if (!j->t_ready && file_has(j->results, "KPERFCI READY")) {
+			j->t_ready = now();
+			log_info("job %lld.%d: guest ready after %.1f s", j->id,
+			    j->attempt, j->t_ready - j->t0);
+		}
+		if (!j->t_ready && !r->cancel && now() - j->t0 >
+		    c->boot_timeout) {
+			log_warnx("job %lld.%d: no ready marker after %d s",
+			    j->id, j->attempt, c->boot_timeout);
+			j->boot_timed_out = 1;
+			r->cancel = 1;
+		}
+		if (progress && now() - last_hb >= c->heartbeat_seconds) {
+			last_hb = now();
+			if (progress(arg, j->t_ready ? "running" : "booting") ==
+			    -1 && !r->cancel) {
+				log_warnx("job %lld.%d: lease lost; stopping "
+				    "the guest", j->id, j->attempt);
+				j->lost = 1;
+				r->cancel = 1;
+			}
+		}
+	}
+}
+
+/* The job's status from what the guest reported, with the reason of a
+   boot failure or a failed run set in upload. */
+static const char *
+qemu_job_status(const struct qemu_job *j, const struct agent_results *ar,
+    const struct buf *con, json_t *upload)
+{
+	char *pl = panic_line(con);
+	const char *status, *vanished;
+
+	if (!ar->ready) {
+		status = PROTO_ST_BOOT_FAILED;
+		if (pl)
+			vanished = pl;
+		else if (j->boot_timed_out)
+			vanished = "no ready marker from the guest within the "
+			    "boot timeout";
+		else
+			vanished = "the guest ended before the ready marker";
+		json_object_set_new(upload, PROTO_REASON, json_string(vanished));
+	} else if (ar->done && ar->done_rc == 0) {
+		status = PROTO_ST_DONE;
+	} else {
+		struct buf why = BUF_INIT(PROTO_MAX_TEXT);
+
+		status = PROTO_ST_FAILED;
+		if (ar->done)
+			buf_addf(&why, "kperfci-load exited %d", ar->done_rc);
+		else if (pl)
+			buf_addf(&why, "%s", pl);
+		else
+			buf_addf(&why, "workloads did not finish (qemu %s)",
+			    run_status(&j->r->run));
+		for (size_t i = 0; i < json_array_size(ar->errors) && i < 5; i++)
+			buf_addf(&why, "; %s", json_string_value(
+			    json_array_get(ar->errors, i)));
+		json_object_set_new(upload, PROTO_REASON,
+		    text_json(why.data, strnlen(why.data, PROTO_MAX_TEXT - 1)));
+		buf_release(&why);
+	}
+	free(pl);
+	return status;
+}
+
+/* The guest's topology, when it reported one that checks. */
+static void
+qemu_job_topology(long long id, const struct agent_results *ar,
+    json_t *upload)
+{
+	struct buf terr = BUF_INIT(256);
+	json_t *t;
+
+	if (!ar->topology)
+		return;
+	t = json_deep_copy(ar->topology);
+	if (json_object_get(t, PROTO_CPU_MODEL) == NULL)
+		json_object_set_new(t, PROTO_CPU_MODEL, json_string("unknown"));
+	if (proto_check(t, proto_topology, "topology.", &terr) == 0)
+		json_object_set_new(upload, PROTO_TOPOLOGY, t);
+	else {
+		log_warnx("job %lld: guest topology: %s", id, terr.data);
+		json_decref(t);
+	}
+	buf_release(&terr);
+}
+
+/* Fills upload from the finished guest: status, samples, profiles,
+   topology, probes, boot time and the console's end. */
+static void
+qemu_job_upload(const struct qemu_job *j, const json_t *job,
+    const char *accel, struct agent_results *ar, const struct buf *con,
+    json_t *upload)
+{
+	const char *status = qemu_job_status(j, ar, con, upload);
+	char how[160];
+
+	json_object_set_new(upload, PROTO_STATUS, json_string(status));
+	json_object_set(upload, PROTO_SAMPLES, ar->samples);
+	json_object_set(upload, PROTO_PROFILES, ar->profiles);
+	qemu_job_topology(j->id, ar, upload);
+	qemu_accel_words(j->c, accel, how, sizeof(how));
+	probe_upload(json_object_get(job, PROTO_PROBES), ar, how, upload);
+	if (j->t_ready)
+		json_object_set_new(upload, PROTO_BOOT_SECONDS,
+		    json_real(j->t_ready - j->t0));
+	if (con->len > PROTO_MAX_CONSOLE)
+		json_object_set_new(upload, PROTO_CONSOLE, text_json(con->data +
+		    con->len - PROTO_MAX_CONSOLE, PROTO_MAX_CONSOLE));
+	else
+		json_object_set_new(upload, PROTO_CONSOLE, text_json(con->data ?
+		    con->data : "", con->len));
+	log_info("job %lld.%d: %s, %zu samples, %zu profiles", j->id,
+	    j->attempt, status, json_array_size(ar->samples),
+	    json_array_size(ar->profiles));
+}
+
 int
 qemu_run_job(const struct agent_conf *c, const json_t *job,
     const char *bzimage, json_t *upload, agent_progress_fn progress,
     void *arg)
 {
-	long long id = json_integer_value(json_object_get(job, PROTO_ID));
-	int attempt = (int)json_integer_value(json_object_get(job,
-	    PROTO_ATTEMPT));
+	struct qemu_job j = { .c = c };
 	const char *matrix = json_string_value(json_object_get(job,
 	    PROTO_MATRIX));
-	const char *extra = json_string_value(json_object_get(job,
-	    PROTO_CMDLINE));
-	char *dir, *initrd, *console, *results, *append, marker[64], *pl;
+	char *dir, *initrd, *console, *results;
 	struct buf err = BUF_INIT(4096), con = BUF_INIT(64 * 1024 * 1024),
 	    res = BUF_INIT(PROTO_MAX_BODY);
 	struct agent_results ar;
-	struct qrun *r = xcalloc(1, sizeof(*r));
 	struct qargv a = { { 0 }, 0 };
-	double t0, t_ready = 0, last_hb, t_build;
-	const char *accel, *status, *vanished = NULL;
-	int rc = -1, lost = 0, boot_timed_out = 0;
+	double t_build;
+	const char *accel;
+	int rc = -1;
 	pthread_t th;
 
+	j.id = json_integer_value(json_object_get(job, PROTO_ID));
+	j.attempt = (int)json_integer_value(json_object_get(job,
+	    PROTO_ATTEMPT));
+	j.r = xcalloc(1, sizeof(*j.r));
 	agent_results_init(&ar);
-	dir = xasprintf("%s/job-%lld-%d", c->state_dir, id, attempt);
+	dir = xasprintf("%s/job-%lld-%d", c->state_dir, j.id, j.attempt);
 	initrd = xasprintf("%s/initramfs.cpio", dir);
 	console = xasprintf("%s/console.log", dir);
-	results = xasprintf("%s/results.log", dir);
+	j.results = results = xasprintf("%s/results.log", dir);
 	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
 		log_warn("%s", dir);
 		goto out;
@@ -528,133 +694,34 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 	t_build = now();
 	if (qemu_initramfs(c, matrix, json_object_get(job, PROTO_PROBES),
 	    initrd, &err) == -1) {
-		error("job %lld: %s", id, err.data);
+		error("job %lld: %s", j.id, err.data);
 		goto out;
 	}
 	t_build = now() - t_build;
 	accel = qemu_accel(c, bzimage);
-	agent_state_marker(id, attempt, marker, sizeof(marker));
-	append = xasprintf("console=ttyS0 panic=-1 %s%s%s", marker,
-	    extra && *extra ? " " : "", extra ? extra : "");
-	qemu_build_argv(c, accel, bzimage, initrd, append, console, results,
-	    &a);
-	free(append);
-	r->run.argv = (const char *const *)a.v;
-	r->run.timeout_sec = c->job_timeout;
-	r->run.log_path = console;	/* qemu's own complaints too */
-	r->run.cancel = &r->cancel;
-	log_info("job %lld.%d: booting %s under %s (initramfs %.2f s)", id,
-	    attempt, bzimage, accel, t_build);
-	t0 = last_hb = now();
-	if (pthread_create(&th, NULL, qemu_thread, r) != 0) {
-		error("job %lld: cannot start the qemu thread", id);
+	qemu_job_argv(&j, job, accel, bzimage, initrd, console, &a);
+	j.r->run.argv = (const char *const *)a.v;
+	j.r->run.timeout_sec = c->job_timeout;
+	j.r->run.log_path = console;	/* qemu's own complaints too */
+	j.r->run.cancel = &j.r->cancel;
+	log_info("job %lld.%d: booting %s under %s (initramfs %.2f s)", j.id,
+	    j.attempt, bzimage, accel, t_build);
+	j.t0 = now();
+	if (pthread_create(&th, NULL, qemu_thread, j.r) != 0) {
+		error("job %lld: cannot start the qemu thread", j.id);
 		goto out;
 	}
 	if (progress)
 		progress(arg, "booting");
-	while (!r->finished) {
-		usleep(250000);
-		if (agent_stopping && !r->cancel) {
-			lost = 1;
-			r->cancel = 1;
-		}
-		if (!t_ready && file_has(results, "KPERFCI READY")) {
-			t_ready = now();
-			log_info("job %lld.%d: guest ready after %.1f s", id,
-			    attempt, t_ready - t0);
-		}
-		if (!t_ready && !r->cancel && now() - t0 > c->boot_timeout) {
-			log_warnx("job %lld.%d: no ready marker after %d s",
-			    id, attempt, c->boot_timeout);
-			boot_timed_out = 1;
-			r->cancel = 1;
-		}
-		if (progress && now() - last_hb >= c->heartbeat_seconds) {
-			last_hb = now();
-			if (progress(arg, t_ready ? "running" : "booting") ==
-			    -1 && !r->cancel) {
-				log_warnx("job %lld.%d: lease lost; stopping "
-				    "the guest", id, attempt);
-				lost = 1;
-				r->cancel = 1;
-			}
-		}
-	}
+	qemu_job_watch(&j, progress, arg);
 	pthread_join(th, NULL);
-	if (lost)
+	if (j.lost)
 		goto out;
 	buf_read_file(&con, console);
 	buf_read_file(&res, results);
 	if (res.data)
 		agent_results_parse(&ar, res.data, res.len);
-	pl = panic_line(&con);
-	if (!ar.ready) {
-		status = PROTO_ST_BOOT_FAILED;
-		if (pl)
-			vanished = pl;
-		else if (boot_timed_out)
-			vanished = "no ready marker from the guest within the "
-			    "boot timeout";
-		else
-			vanished = "the guest ended before the ready marker";
-		json_object_set_new(upload, PROTO_REASON, json_string(vanished));
-	} else if (ar.done && ar.done_rc == 0) {
-		status = PROTO_ST_DONE;
-	} else {
-		struct buf why = BUF_INIT(PROTO_MAX_TEXT);
-
-		status = PROTO_ST_FAILED;
-		if (ar.done)
-			buf_addf(&why, "kperfci-load exited %d", ar.done_rc);
-		else if (pl)
-			buf_addf(&why, "%s", pl);
-		else
-			buf_addf(&why, "workloads did not finish (qemu %s)",
-			    run_status(&r->run));
-		for (size_t i = 0; i < json_array_size(ar.errors) && i < 5; i++)
-			buf_addf(&why, "; %s", json_string_value(
-			    json_array_get(ar.errors, i)));
-		json_object_set_new(upload, PROTO_REASON,
-		    text_json(why.data, strnlen(why.data, PROTO_MAX_TEXT - 1)));
-		buf_release(&why);
-	}
-	free(pl);
-	json_object_set_new(upload, PROTO_STATUS, json_string(status));
-	json_object_set(upload, PROTO_SAMPLES, ar.samples);
-	json_object_set(upload, PROTO_PROFILES, ar.profiles);
-	if (ar.topology) {
-		struct buf terr = BUF_INIT(256);
-		json_t *t = json_deep_copy(ar.topology);
-
-		if (json_object_get(t, PROTO_CPU_MODEL) == NULL)
-			json_object_set_new(t, PROTO_CPU_MODEL,
-			    json_string("unknown"));
-		if (proto_check(t, proto_topology, "topology.", &terr) == 0)
-			json_object_set_new(upload, PROTO_TOPOLOGY, t);
-		else {
-			log_warnx("job %lld: guest topology: %s", id, terr.data);
-			json_decref(t);
-		}
-		buf_release(&terr);
-	}
-	{
-		char how[160];
-
-		qemu_accel_words(c, accel, how, sizeof(how));
-		probe_upload(json_object_get(job, PROTO_PROBES), &ar, how,
-		    upload);
-	}
-	if (t_ready)
-		json_object_set_new(upload, PROTO_BOOT_SECONDS,
-		    json_real(t_ready - t0));
-	if (con.len > PROTO_MAX_CONSOLE)
-		json_object_set_new(upload, PROTO_CONSOLE, text_json(con.data +
-		    con.len - PROTO_MAX_CONSOLE, PROTO_MAX_CONSOLE));
-	else
-		json_object_set_new(upload, PROTO_CONSOLE, text_json(con.data ?
-		    con.data : "", con.len));
-	log_info("job %lld.%d: %s, %zu samples, %zu profiles", id, attempt,
-	    status, json_array_size(ar.samples), json_array_size(ar.profiles));
+	qemu_job_upload(&j, job, accel, &ar, &con, upload);
 	rc = 0;
 out:
 	for (int i = 0; i < a.n; i++)
@@ -663,10 +730,10 @@ out:
 	buf_release(&err);
 	buf_release(&con);
 	buf_release(&res);
-	free(r);
+	free(j.r);
 	free(dir);
 	free(initrd);
 	free(console);
 	free(results);
-	return lost ? 1 : rc;
+	return j.lost ? 1 : rc;
 }

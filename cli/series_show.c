@@ -134,8 +134,17 @@ cmd_series_claims(int argc, char **argv)
 	return series_cmd(argc, argv, 1);
 }
 
+/* What the command line of `kperfci series show|claims` asked for. */
+struct series_show_args {
+	const char *mboxpath, *url, *msgid;
+	const char **allow;
+	size_t	 nallow;
+	int	 version, json, messages;
+};
+
+/* Reads the options into *a.  0, or 2 after a usage error (printed). */
 static int
-series_cmd(int argc, char **argv, int claims)
+series_show_parse(int argc, char **argv, struct series_show_args *a)
 {
 	static const struct option opts[] = {
 		{ "mbox", required_argument, NULL, 'm' },
@@ -147,121 +156,158 @@ series_cmd(int argc, char **argv, int claims)
 		{ "messages", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *mboxpath = NULL, *url = NULL, *msgid = NULL;
-	const char **allow = NULL;
-	size_t nallow = 0, i;
-	int c, version = 0, json = 0, messages = 0, rc = 1;
-	struct buf data = BUF_INIT(LORE_MAX_BYTES), err = BUF_INIT(4096);
-	struct lore_url lu = { 0 };
-	struct mbox mb = { 0 };
-	struct msg *msgs = NULL, **ptrs = NULL;
-	size_t nmsgs = 0;
-	struct series s = { 0 };
 	char *end;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm': mboxpath = optarg; break;
-		case 'u': url = optarg; break;
+		case 'm': a->mboxpath = optarg; break;
+		case 'u': a->url = optarg; break;
 		case 'a':
-			allow = xrealloc(allow, (nallow + 1) * sizeof(*allow));
-			allow[nallow++] = optarg;
+			a->allow = xrealloc(a->allow, (a->nallow + 1) *
+			    sizeof(*a->allow));
+			a->allow[a->nallow++] = optarg;
 			break;
-		case 'i': msgid = optarg; break;
+		case 'i': a->msgid = optarg; break;
 		case 'v':
-			version = (int)strtol(optarg, &end, 10);
-			if (*end || version <= 0) {
+			a->version = (int)strtol(optarg, &end, 10);
+			if (*end || a->version <= 0) {
 				fprintf(stderr, "kperfci: --version wants a "
 				    "positive number, not '%s'\n", optarg);
-				rc = 2;
-				goto out;
+				return 2;
 			}
 			break;
-		case 'j': json = 1; break;
-		case 'M': messages = 1; break;
+		case 'j': a->json = 1; break;
+		case 'M': a->messages = 1; break;
 		default:
 			fprintf(stderr, "kperfci: series show: unknown option or "
 			    "missing value: %s\n", argv[optind - 1]);
 			series_show_usage();
-			rc = 2;
-			goto out;
+			return 2;
 		}
 	}
-	if (optind != argc || !!mboxpath == !!url || (url && !nallow)) {
+	if (optind != argc || !!a->mboxpath == !!a->url ||
+	    (a->url && !a->nallow)) {
 		series_show_usage();
-		rc = 2;
-		goto out;
+		return 2;
 	}
-	if (mboxpath) {
-		/* "-" is standard input */
-		if ((strcmp(mboxpath, "-") == 0 ? buf_read_fd(&data, 0) :
-		    buf_read_file(&data, mboxpath)) < 0) {
-			if (data.overflow)
+	return 0;
+}
+
+/* The thread's mbox: the file ("-" is standard input), or fetched from
+   the allowed lore URL (whose message and revision become the defaults).
+   0, or -1 (printed). */
+static int
+series_show_read(struct series_show_args *a, struct lore_url *lu,
+    struct buf *data, struct buf *err)
+{
+	if (a->mboxpath) {
+		if ((strcmp(a->mboxpath, "-") == 0 ? buf_read_fd(data, 0) :
+		    buf_read_file(data, a->mboxpath)) < 0) {
+			if (data->overflow)
 				fprintf(stderr, "kperfci: %s: larger than %u MiB\n",
-				    mboxpath, LORE_MAX_BYTES >> 20);
+				    a->mboxpath, LORE_MAX_BYTES >> 20);
 			else
-				fprintf(stderr, "kperfci: %s: %s\n", mboxpath,
+				fprintf(stderr, "kperfci: %s: %s\n", a->mboxpath,
 				    strerror(errno));
-			goto out;
+			return -1;
 		}
-	} else {
-		if (lore_parse_url(url, allow, nallow, &lu, &err) < 0 ||
-		    lore_fetch_thread_allow(lu.base, lu.list, lu.msgid, allow,
-		    nallow, &data, &err) < 0) {
-			fprintf(stderr, "kperfci: %s\n", err.data);
-			goto out;
-		}
-		if (!msgid)
-			msgid = lu.msgid;
-		if (!version)
-			version = lu.version;
+		return 0;
 	}
-	if (mbox_split(data.data ? data.data : "", data.len, &mb, &err) < 0) {
-		fprintf(stderr, "kperfci: %s\n", err.data);
-		goto out;
+	if (lore_parse_url(a->url, a->allow, a->nallow, lu, err) < 0 ||
+	    lore_fetch_thread_allow(lu->base, lu->list, lu->msgid, a->allow,
+	    a->nallow, data, err) < 0) {
+		fprintf(stderr, "kperfci: %s\n", err->data);
+		return -1;
 	}
-	if (mb.truncated)
+	if (!a->msgid)
+		a->msgid = lu->msgid;
+	if (!a->version)
+		a->version = lu->version;
+	return 0;
+}
+
+/* Splits the mbox and parses its messages into msgs (a message that does
+   not parse is skipped with a warning).  0, or -1 (printed). */
+static int
+series_show_messages(const struct buf *data, struct mbox *mb,
+    struct msg **msgs, struct msg ***ptrs, size_t *nmsgs, struct buf *err)
+{
+	if (mbox_split(data->data ? data->data : "", data->len, mb, err) < 0) {
+		fprintf(stderr, "kperfci: %s\n", err->data);
+		return -1;
+	}
+	if (mb->truncated)
 		fprintf(stderr, "kperfci: warning: %zu message(s) cut off, skipped\n",
-		    mb.truncated);
-	msgs = xcalloc(mb.n, sizeof(*msgs));
-	ptrs = xcalloc(mb.n, sizeof(*ptrs));
-	for (i = 0; i < mb.n; i++) {
-		buf_reset(&err);
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &msgs[nmsgs], &err) < 0) {
+		    mb->truncated);
+	*msgs = xcalloc(mb->n, sizeof(**msgs));
+	*ptrs = xcalloc(mb->n, sizeof(**ptrs));
+	for (size_t i = 0; i < mb->n; i++) {
+		buf_reset(err);
+		if (msg_parse(mb->msgs[i].data, mb->msgs[i].len,
+		    &(*msgs)[*nmsgs], err) < 0) {
 			fprintf(stderr, "kperfci: warning: message %zu: %s\n",
-			    i + 1, err.data);
+			    i + 1, err->data);
 			continue;
 		}
-		ptrs[nmsgs] = &msgs[nmsgs];
-		nmsgs++;
+		(*ptrs)[*nmsgs] = &(*msgs)[*nmsgs];
+		(*nmsgs)++;
 	}
+	return 0;
+}
+
+/* The series as JSON, with each patch's message and diff when asked. */
+static void
+series_show_json(const struct series *s, int messages)
+{
+	json_t *j = series_to_json(s);
+	char *txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (messages) {
+		for (size_t i = 0; i < s->npatches; i++) {
+			json_t *p = json_array_get(json_object_get(j, "patches"), i);
+			json_object_set_new(p, "message", json_string(s->patches[i].message));
+			json_object_set_new(p, "diff", json_string(s->patches[i].diff));
+		}
+		free(txt);
+		txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	}
+	printf("%s\n", txt);
+	free(txt);
+	json_decref(j);
+}
+
+static int
+series_cmd(int argc, char **argv, int claims)
+{
+	struct series_show_args a = { 0 };
+	struct buf data = BUF_INIT(LORE_MAX_BYTES), err = BUF_INIT(4096);
+	struct lore_url lu = { 0 };
+	struct mbox mb = { 0 };
+	struct msg *msgs = NULL, **ptrs = NULL;
+	size_t nmsgs = 0, i;
+	struct series s = { 0 };
+	int rc;
+
+	if ((rc = series_show_parse(argc, argv, &a)) != 0)
+		goto out;
+	rc = 1;
+	if (series_show_read(&a, &lu, &data, &err) != 0 ||
+	    series_show_messages(&data, &mb, &msgs, &ptrs, &nmsgs, &err) != 0)
+		goto out;
 	buf_reset(&err);
-	if (series_pick(ptrs, nmsgs, msgid, version, &s, &err) < 0) {
+	if (series_pick(ptrs, nmsgs, a.msgid, a.version, &s, &err) < 0) {
 		fprintf(stderr, "kperfci: %s\n", err.data);
 		goto out;
 	}
-	if (claims) {
-		series_claims_print(&s, json);
-	} else if (json) {
-		json_t *j = series_to_json(&s);
-		char *txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		if (messages) {
-			for (i = 0; i < s.npatches; i++) {
-				json_t *p = json_array_get(json_object_get(j, "patches"), i);
-				json_object_set_new(p, "message", json_string(s.patches[i].message));
-				json_object_set_new(p, "diff", json_string(s.patches[i].diff));
-			}
-			free(txt);
-			txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		}
-		printf("%s\n", txt);
-		free(txt);
-		json_decref(j);
-	} else {
-		series_show_text(&s, messages);
-	}
+	if (claims)
+		series_claims_print(&s, a.json);
+	else if (a.json)
+		series_show_json(&s, a.messages);
+	else
+		series_show_text(&s, a.messages);
 	rc = 0;
 out:
 	series_release(&s);
@@ -273,6 +319,6 @@ out:
 	lore_url_release(&lu);
 	buf_release(&data);
 	buf_release(&err);
-	free(allow);
+	free(a.allow);
 	return rc;
 }

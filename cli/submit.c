@@ -163,8 +163,17 @@ static const char submit_usage[] =
     "[--boots N]\n"
     "           [--suite NAME]... [--no-follow | --wait]\n";
 
-int
-cmd_submit(int argc, char **argv)
+/* What the command line of `kperfci submit` asked for. */
+struct submit_args {
+	const char *base, *mbox, *matrix;
+	long	 version, boots;
+	int	 follow;		/* 0 no, 1 the pipeline, 2 the verdict */
+	json_t	*suites;
+};
+
+/* Reads the options into *s.  0, or 2 after a usage error (printed). */
+static int
+submit_parse(int argc, char **argv, struct submit_args *s)
 {
 	static const struct option opts[] = {
 		{ "version", required_argument, NULL, 'V' },
@@ -178,40 +187,31 @@ cmd_submit(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *base = NULL, *mbox = NULL, *matrix = NULL;
-	struct buf data = BUF_INIT(64 << 20), resp = BUF_INIT(1 << 20);
-	struct buf mtext = BUF_INIT(1 << 20);
-	struct buf path = BUF_INIT(0);
-	long version = 0, boots = 0;
-	int c, follow = 1, st, rc = 1;
-	long long id;
-	json_t *req = NULL, *j = NULL, *e, *suites = json_array();
 	char *end;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
-			version = strtol(optarg, &end, 10);
-			if (*end || version < 1 || version > 1000) {
+			s->version = strtol(optarg, &end, 10);
+			if (*end || s->version < 1 || s->version > 1000) {
 				fprintf(stderr, "kperfci: --version must be an "
 				    "integer between 1 and 1000\n");
-				rc = 2;
-				goto out;
+				return 2;
 			}
 			break;
-		case 'b': base = optarg; break;
-		case 'm': mbox = optarg; break;
+		case 'b': s->base = optarg; break;
+		case 'm': s->mbox = optarg; break;
 		case 'B':
-			boots = strtol(optarg, &end, 10);
-			if (*end || boots < 1 || boots > 1000) {
+			s->boots = strtol(optarg, &end, 10);
+			if (*end || s->boots < 1 || s->boots > 1000) {
 				fprintf(stderr, "kperfci: --boots must be an "
 				    "integer between 1 and 1000\n");
-				rc = 2;
-				goto out;
+				return 2;
 			}
 			break;
-		case 'M': matrix = optarg; break;
+		case 'M': s->matrix = optarg; break;
 		case 's':
 			/* the suites to run instead of those the series
 			   touches (etc/suites/NAME.conf); checked by the
@@ -219,93 +219,138 @@ cmd_submit(int argc, char **argv)
 			if (strchr(optarg, ',')) {
 				fprintf(stderr, "kperfci: one --suite per "
 				    "suite\n");
-				rc = 2;
-				goto out;
+				return 2;
 			}
-			json_array_append_new(suites, json_string(optarg));
+			json_array_append_new(s->suites, json_string(optarg));
 			break;
-		case 'n': follow = 0; break;
-		case 'w': follow = 2; break;
+		case 'n': s->follow = 0; break;
+		case 'w': s->follow = 2; break;
 		default:
 			fprintf(stderr, "%s", submit_usage);
-			rc = 2;
-			goto out;
+			return 2;
 		}
 	}
-	if ((mbox && optind != argc) || (!mbox && optind != argc - 1)) {
+	if ((s->mbox && optind != argc) || (!s->mbox && optind != argc - 1)) {
 		fprintf(stderr, "%s", submit_usage);
-		rc = 2;
-		goto out;
+		return 2;
 	}
-	if (mbox && matrix) {
+	if (s->mbox && s->matrix) {
 		fprintf(stderr, "kperfci: --matrix goes with a URL; an mbox "
 		    "upload takes only --boots\n");
-		rc = 2;
+		return 2;
+	}
+	return 0;
+}
+
+/* The upload's path: /api/v1/series?version=&boots=&suites=&base=. */
+static void
+submit_mbox_path(const struct submit_args *s, struct buf *path)
+{
+	buf_addstr(path, "/api/v1/series?");
+	if (s->version)
+		buf_addf(path, "version=%ld&", s->version);
+	if (s->boots)
+		buf_addf(path, "boots=%ld&", s->boots);
+	for (size_t i = 0; i < json_array_size(s->suites); i++) {
+		char *q = curl_easy_escape(NULL, json_string_value(
+		    json_array_get(s->suites, i)), 0);
+
+		buf_addf(path, "%s%s", i ? "," : "suites=", q ? q : "");
+		if (i + 1 == json_array_size(s->suites))
+			buf_addch(path, '&');
+		curl_free(q);
+	}
+	if (s->base) {
+		char *q = curl_easy_escape(NULL, s->base, 0);
+
+		buf_addf(path, "base=%s", q ? q : "");
+		curl_free(q);
+	}
+}
+
+/* Uploads the mbox; the server's answer in *j (NULL when it sent none
+   that parses).  0, or -1 (printed). */
+static int
+submit_mbox(const struct submit_args *s, json_t **j)
+{
+	struct buf data = BUF_INIT(64 << 20), resp = BUF_INIT(1 << 20);
+	struct buf path = BUF_INIT(0);
+	json_t *e;
+	int st, rc = -1;
+
+	if (buf_read_file(&data, s->mbox) < 0) {
+		fprintf(stderr, "kperfci: cannot read %s: %s\n", s->mbox,
+		    data.overflow ? "larger than 64 MiB" :
+		    "no such file or unreadable");
 		goto out;
 	}
-	if (matrix && buf_read_file(&mtext, matrix) < 0) {
-		fprintf(stderr, "kperfci: cannot read %s: %s\n", matrix,
+	submit_mbox_path(s, &path);
+	st = client_request("POST", path.data, "application/mbox",
+	    data.data, data.len, &resp);
+	if (st < 0)
+		goto out;
+	*j = json_loadb(resp.data ? resp.data : "", resp.len, 0, NULL);
+	if (st != 202) {
+		e = *j ? json_object_get(*j, "error") : NULL;
+		fprintf(stderr, "kperfci: server answered %d: %s\n", st,
+		    json_is_string(e) ? json_string_value(e) :
+		    resp.data ? resp.data : "");
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_release(&data);
+	buf_release(&resp);
+	buf_release(&path);
+	return rc;
+}
+
+/* Submits the lore URL with the options and the matrix text; the
+   server's answer in *j.  0, or -1 (printed). */
+static int
+submit_url(const struct submit_args *s, const char *url,
+    const struct buf *mtext, json_t **j)
+{
+	json_t *req = json_pack("{s:s}", "url", url);
+	int st;
+
+	if (s->version)
+		json_object_set_new(req, "version", json_integer(s->version));
+	if (s->base)
+		json_object_set_new(req, "base", json_string(s->base));
+	if (s->boots)
+		json_object_set_new(req, "boots", json_integer(s->boots));
+	if (json_array_size(s->suites))
+		json_object_set(req, "suites", s->suites);
+	if (s->matrix)
+		json_object_set_new(req, "matrix", json_stringn(mtext->data ?
+		    mtext->data : "", mtext->len));
+	*j = client_json("POST", "/api/v1/series", req, &st);
+	json_decref(req);
+	return *j ? 0 : -1;
+}
+
+int
+cmd_submit(int argc, char **argv)
+{
+	struct submit_args s = { .follow = 1, .suites = json_array() };
+	struct buf mtext = BUF_INIT(1 << 20);
+	json_t *j = NULL;
+	long long id;
+	int rc = 1;
+
+	if ((rc = submit_parse(argc, argv, &s)) != 0)
+		goto out;
+	rc = 1;
+	if (s.matrix && buf_read_file(&mtext, s.matrix) < 0) {
+		fprintf(stderr, "kperfci: cannot read %s: %s\n", s.matrix,
 		    mtext.overflow ? "larger than 1 MiB" :
 		    "no such file or unreadable");
 		goto out;
 	}
-	if (mbox) {
-		if (buf_read_file(&data, mbox) < 0) {
-			fprintf(stderr, "kperfci: cannot read %s: %s\n", mbox,
-			    data.overflow ? "larger than 64 MiB" :
-			    "no such file or unreadable");
-			goto out;
-		}
-		buf_addstr(&path, "/api/v1/series?");
-		if (version)
-			buf_addf(&path, "version=%ld&", version);
-		if (boots)
-			buf_addf(&path, "boots=%ld&", boots);
-		for (size_t i = 0; i < json_array_size(suites); i++) {
-			char *q = curl_easy_escape(NULL, json_string_value(
-			    json_array_get(suites, i)), 0);
-
-			buf_addf(&path, "%s%s", i ? "," : "suites=", q ? q : "");
-			if (i + 1 == json_array_size(suites))
-				buf_addch(&path, '&');
-			curl_free(q);
-		}
-		if (base) {
-			char *q = curl_easy_escape(NULL, base, 0);
-
-			buf_addf(&path, "base=%s", q ? q : "");
-			curl_free(q);
-		}
-		st = client_request("POST", path.data, "application/mbox",
-		    data.data, data.len, &resp);
-		if (st < 0)
-			goto out;
-		j = json_loadb(resp.data ? resp.data : "", resp.len, 0, NULL);
-		if (st != 202) {
-			e = j ? json_object_get(j, "error") : NULL;
-			fprintf(stderr, "kperfci: server answered %d: %s\n", st,
-			    json_is_string(e) ? json_string_value(e) :
-			    resp.data ? resp.data : "");
-			goto out;
-		}
-	} else {
-		req = json_pack("{s:s}", "url", argv[optind]);
-		if (version)
-			json_object_set_new(req, "version",
-			    json_integer(version));
-		if (base)
-			json_object_set_new(req, "base", json_string(base));
-		if (boots)
-			json_object_set_new(req, "boots", json_integer(boots));
-		if (json_array_size(suites))
-			json_object_set(req, "suites", suites);
-		if (matrix)
-			json_object_set_new(req, "matrix",
-			    json_stringn(mtext.data ? mtext.data : "",
-			    mtext.len));
-		if (!(j = client_json("POST", "/api/v1/series", req, &st)))
-			goto out;
-	}
+	if (s.mbox ? submit_mbox(&s, &j) != 0 :
+	    submit_url(&s, argv[optind], &mtext, &j) != 0)
+		goto out;
 	if (!j || !json_is_integer(json_object_get(j, "id"))) {
 		fprintf(stderr, "kperfci: server gave no series id\n");
 		goto out;
@@ -313,14 +358,10 @@ cmd_submit(int argc, char **argv)
 	id = json_integer_value(json_object_get(j, "id"));
 	printf("%lld\n", id);
 	fflush(stdout);
-	rc = follow == 2 ? submit_wait(id) : follow ? submit_follow(id) : 0;
+	rc = s.follow == 2 ? submit_wait(id) : s.follow ? submit_follow(id) : 0;
 out:
-	json_decref(req);
 	json_decref(j);
-	json_decref(suites);
-	buf_release(&data);
-	buf_release(&resp);
-	buf_release(&path);
+	json_decref(s.suites);
 	buf_release(&mtext);
 	return rc;
 }

@@ -947,18 +947,14 @@ report_progress_text(const struct report *r, struct buf *b)
 	}
 }
 
-void
-report_text(const struct report *r, const char *server, struct buf *b)
+/* The significant rows (suspicious ones when nothing changed ran), or
+   the line saying there are none. */
+static void
+report_text_significant(const struct report *r, struct buf *b)
 {
-	char v[256];
-	size_t i, k, nsig = 0;
-	int s;
+	size_t nsig = 0;
 
-	report_verdict(r, v, sizeof(v));
-	report_cleanf(b, "kperfci result for series %lld: %s\n\n",
-	    r->series_id, v);
-	report_claims_text(r, b);
-	for (i = 0; r->have_result && i < r->result.n; i++) {
+	for (size_t i = 0; r->have_result && i < r->result.n; i++) {
 		const struct stats_row *row = &r->result.rows[i];
 		struct buf name = BUF_INIT(0);
 
@@ -986,7 +982,12 @@ report_text(const struct report *r, const char *server, struct buf *b)
 		    "the series.\n\n");
 	else if (r->have_result && r->result.n && !report_is_live(r))
 		buf_addstr(b, "No significant change in any metric.\n\n");
+}
 
+/* What was tested: the series, its author, link, base and kernels. */
+static void
+report_text_tested(const struct report *r, struct buf *b)
+{
 	buf_addstr(b, "What was tested\n");
 	report_cleanf(b, "  series:   %s%s", r->subject ? r->subject :
 	    "(no subject)", "");
@@ -1008,7 +1009,7 @@ report_text(const struct report *r, const char *server, struct buf *b)
 			    r->base_kind && r->base_reason ? ": " : "",
 			    r->base_reason ? r->base_reason : "");
 	}
-	for (s = 0; s < 2; s++) {
+	for (int s = 0; s < 2; s++) {
 		const struct report_kernel *kk = &r->kernel[s];
 
 		if (!kk->commit && !kk->build_id)
@@ -1020,6 +1021,14 @@ report_text(const struct report *r, const char *server, struct buf *b)
 			    kk->build_state ? kk->build_state : "?");
 		buf_addch(b, '\n');
 	}
+}
+
+/* On what machine, the boots, and the console logs of a side whose
+   every boot failed. */
+static void
+report_text_machine(const struct report *r, const char *server,
+    struct buf *b)
+{
 	buf_addstr(b, "\nOn what machine\n");
 	report_cleanf(b, "  class:    %s\n", r->hw_class ? r->hw_class :
 	    "(not assigned yet)");
@@ -1031,31 +1040,30 @@ report_text(const struct report *r, const char *server, struct buf *b)
 		buf_addstr(b, "\nBoots (base and patched interleaved)\n");
 		report_progress_text(r, b);
 	}
-	for (s = 0; s < 2; s++) {
+	for (int s = 0; s < 2; s++) {
 		const char *how = report_side_all_failed(r, s);
 
 		if (!how)
 			continue;
 		report_cleanf(b, "  every %s boot %s; console logs:\n",
 		    report_side_name(s), how);
-		for (k = 0; k < r->njobs; k++)
+		for (size_t k = 0; k < r->njobs; k++)
 			if (r->jobs[k].side == s && r->jobs[k].console)
 				report_cleanf(b, "    %s%s\n", server ? server :
 				    "", r->jobs[k].console);
 	}
-	if (r->comparison_id)
-		report_exercise_text(r, b);
-	if (r->have_result) {
-		buf_addstr(b, "\nResults\n\n");
-		report_table_text_ex(&r->result, r, b);
-	}
-	report_contention_text(r, b);
-	for (i = 0; i < r->nprofiles; i++) {
+}
+
+/* The lock profiles: each side's share of kernel samples per lock. */
+static void
+report_text_profiles(const struct report *r, struct buf *b)
+{
+	for (size_t i = 0; i < r->nprofiles; i++) {
 		const struct report_profile *p = &r->profiles[i];
 
 		report_cleanf(b, "\nLock profile (%s), share of kernel samples:"
 		    "\n    base  patched  lock (where it spins)\n", p->params);
-		for (k = 0; k < p->nlocks && k < REPORT_TOP_LOCKS; k++) {
+		for (size_t k = 0; k < p->nlocks && k < REPORT_TOP_LOCKS; k++) {
 			const struct report_lock *l = &p->locks[k];
 			char a[16], c[16];
 
@@ -1065,6 +1073,15 @@ report_text(const struct report *r, const char *server, struct buf *b)
 			    l->lock, l->symbol);
 		}
 	}
+}
+
+/* The job definition, the commands to reproduce, and the link. */
+static void
+report_text_repro(const struct report *r, const char *server, struct buf *b)
+{
+	struct buf t = BUF_INIT(0);
+	const char *q, *e;
+
 	if (r->matrix) {
 		buf_addstr(b, "\nJob definition (each boot runs this matrix)\n");
 		for (const char *p = r->matrix; *p;) {
@@ -1079,22 +1096,40 @@ report_text(const struct report *r, const char *server, struct buf *b)
 		}
 	}
 	buf_addstr(b, "\nTo reproduce\n");
-	{
-		struct buf t = BUF_INIT(0);
-		const char *q, *e;
-
-		report_repro_lines(r, server, &t, 0);
-		for (q = t.data; q && *q; q = *e ? e + 1 : e) {
-			e = q + strcspn(q, "\n");
-			buf_addstr(b, "  ");
-			buf_add(b, q, e - q);
-			buf_addch(b, '\n');
-		}
-		buf_release(&t);
+	report_repro_lines(r, server, &t, 0);
+	for (q = t.data; q && *q; q = *e ? e + 1 : e) {
+		e = q + strcspn(q, "\n");
+		buf_addstr(b, "  ");
+		buf_add(b, q, e - q);
+		buf_addch(b, '\n');
 	}
+	buf_release(&t);
 	if (server)
 		report_cleanf(b, "\nFull result: %s/series/%lld\n", server,
 		    r->series_id);
+}
+
+void
+report_text(const struct report *r, const char *server, struct buf *b)
+{
+	char v[256];
+
+	report_verdict(r, v, sizeof(v));
+	report_cleanf(b, "kperfci result for series %lld: %s\n\n",
+	    r->series_id, v);
+	report_claims_text(r, b);
+	report_text_significant(r, b);
+	report_text_tested(r, b);
+	report_text_machine(r, server, b);
+	if (r->comparison_id)
+		report_exercise_text(r, b);
+	if (r->have_result) {
+		buf_addstr(b, "\nResults\n\n");
+		report_table_text_ex(&r->result, r, b);
+	}
+	report_contention_text(r, b);
+	report_text_profiles(r, b);
+	report_text_repro(r, server, b);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
