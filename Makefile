@@ -110,8 +110,10 @@ $(BIN)/kperfci-agent: $(call obj,agents/kperfci-agent.c) $(AGENT_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(LINK)
 
-# Static unless sanitizers are on (they do not link statically).
-$(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A)
+# Static unless sanitizers are on (they do not link statically).  Of lib/
+# it takes only the libc-only INI tokenizer, for the matrix.
+$(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A) \
+    $(call obj,lib/ini.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(if $(SANITIZE),,-static) -o $@ $^ -lpthread -lm
 

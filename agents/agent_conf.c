@@ -1,15 +1,16 @@
 /*
  * agent_conf: agent.conf, in the same "[section] key = value" syntax as
- * kperfci.conf, with its own small table: the agent does not link the
- * daemon.  An unknown key is an error naming file:line.
+ * kperfci.conf (both read by lib/ini.c), with its own small table: the
+ * agent does not link the daemon.  An unknown key is an error naming
+ * file:line.
  */
-#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agents/agent.h"
+#include "lib/ini.h"
 #include "lib/xalloc.h"
 
 enum ctype { C_STR, C_INT, C_BACKEND };
@@ -102,19 +103,6 @@ agent_conf_release(struct agent_conf *c)
 		}
 }
 
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static int
 set_key(struct agent_conf *c, const char *section, const char *key,
     const char *val, const char *name, int line, struct buf *err)
@@ -160,84 +148,100 @@ set_key(struct agent_conf *c, const char *section, const char *key,
 	return 0;
 }
 
+/* lib/ini.h callbacks: the table above on what the tokenizer read. */
+struct conf_ctx {
+	struct agent_conf *c;
+	struct buf	*err;
+};
+
+static void
+conf_ini_error(void *ctx, const char *sentence)
+{
+	struct conf_ctx *x = ctx;
+
+	buf_addf(x->err, "%s\n", sentence);
+}
+
+static int
+conf_ini_section(void *ctx, const struct ini_item *it)
+{
+	struct conf_ctx *x = ctx;
+
+	if (it->sub || (strcmp(it->section, "agent") &&
+	    strcmp(it->section, "qemu") && strcmp(it->section, "kexec"))) {
+		buf_addf(x->err, "%s:%d: unknown section [%s%s%s%s] (known: "
+		    "[agent], [qemu], [kexec])\n", it->file, it->line,
+		    it->section, it->sub ? " \"" : "", it->sub ? it->sub : "",
+		    it->sub ? "\"" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+conf_ini_key(void *ctx, const struct ini_item *it)
+{
+	struct conf_ctx *x = ctx;
+
+	return set_key(x->c, it->section, it->key, it->value, it->file,
+	    it->line, x->err);
+}
+
+/* The checks that need the whole file: server, accel, mttcg, icount. */
+static int
+agent_conf_check(struct agent_conf *c, const char *name, struct buf *err)
+{
+	size_t n;
+	int rc = 0;
+
+	if (strncmp(c->server, "http://", 7) != 0 &&
+	    strncmp(c->server, "https://", 8) != 0) {
+		buf_addf(err, "%s: server: expected an http:// or https:// URL\n",
+		    name);
+		return -1;
+	}
+	n = strlen(c->server);
+	while (n > 0 && c->server[n - 1] == '/')
+		c->server[--n] = '\0';
+	if (strcmp(c->accel, "auto") && strcmp(c->accel, "tcg") &&
+	    strcmp(c->accel, "kvm")) {
+		buf_addf(err, "%s: accel: expected auto, tcg or kvm\n", name);
+		rc = -1;
+	}
+	if (strcmp(c->mttcg, "auto") && strcmp(c->mttcg, "on") &&
+	    strcmp(c->mttcg, "off")) {
+		buf_addf(err, "%s: mttcg: expected auto, on or off\n", name);
+		rc = -1;
+	}
+	/* One qemu argument: option syntax only, nothing else. */
+	if (strspn(c->icount, "abcdefghijklmnopqrstuvwxyz0123456789=,") !=
+	    strlen(c->icount)) {
+		buf_addf(err, "%s: icount: expected qemu -icount options such "
+		    "as shift=3,sleep=off\n", name);
+		rc = -1;
+	}
+	return rc;
+}
+
+static int
+agent_conf_parse_len(struct agent_conf *c, const char *name,
+    const char *text, size_t len, struct buf *err)
+{
+	static const struct ini_ops ops = {
+		conf_ini_section, conf_ini_key, conf_ini_error, 0,
+	};
+	struct conf_ctx x = { c, err };
+
+	if (ini_parse(&ops, &x, name, text, len) < 0)
+		return -1;
+	return agent_conf_check(c, name, err);
+}
+
 int
 agent_conf_parse(struct agent_conf *c, const char *name, const char *text,
     struct buf *err)
 {
-	char *copy = xstrdup(text), *p = copy, *nl, *s, *eq;
-	char section[32] = "";
-	int line = 0, rc = 0;
-
-	for (; p && *p; p = nl) {
-		line++;
-		if ((nl = strchr(p, '\n')))
-			*nl++ = '\0';
-		s = trim(p);
-		if (*s == '\0' || *s == '#' || *s == ';')
-			continue;
-		if (*s == '[') {
-			char *e = strchr(s, ']');
-
-			if (e == NULL || e[1] || e - s - 1 >= (long)sizeof(section)) {
-				buf_addf(err, "%s:%d: bad section header\n",
-				    name, line);
-				rc = -1;
-				continue;
-			}
-			*e = '\0';
-			snprintf(section, sizeof(section), "%s", trim(s + 1));
-			if (strcmp(section, "agent") && strcmp(section, "qemu") &&
-			    strcmp(section, "kexec")) {
-				buf_addf(err, "%s:%d: unknown section [%s]\n",
-				    name, line, section);
-				rc = -1;
-			}
-			continue;
-		}
-		if ((eq = strchr(s, '=')) == NULL || *section == '\0') {
-			buf_addf(err, "%s:%d: expected 'key = value' inside a "
-			    "section\n", name, line);
-			rc = -1;
-			continue;
-		}
-		*eq = '\0';
-		if (set_key(c, section, trim(s), trim(eq + 1), name, line,
-		    err) == -1)
-			rc = -1;
-	}
-	free(copy);
-	if (rc == 0 && strncmp(c->server, "http://", 7) != 0 &&
-	    strncmp(c->server, "https://", 8) != 0) {
-		buf_addf(err, "%s: server: expected an http:// or https:// URL\n",
-		    name);
-		rc = -1;
-	}
-	if (rc == 0) {
-		size_t n = strlen(c->server);
-
-		while (n > 0 && c->server[n - 1] == '/')
-			c->server[--n] = '\0';
-		if (strcmp(c->accel, "auto") && strcmp(c->accel, "tcg") &&
-		    strcmp(c->accel, "kvm")) {
-			buf_addf(err, "%s: accel: expected auto, tcg or kvm\n",
-			    name);
-			rc = -1;
-		}
-		if (strcmp(c->mttcg, "auto") && strcmp(c->mttcg, "on") &&
-		    strcmp(c->mttcg, "off")) {
-			buf_addf(err, "%s: mttcg: expected auto, on or off\n",
-			    name);
-			rc = -1;
-		}
-		/* One qemu argument: option syntax only, nothing else. */
-		if (strspn(c->icount, "abcdefghijklmnopqrstuvwxyz0123456789=,")
-		    != strlen(c->icount)) {
-			buf_addf(err, "%s: icount: expected qemu -icount "
-			    "options such as shift=3,sleep=off\n", name);
-			rc = -1;
-		}
-	}
-	return rc;
+	return agent_conf_parse_len(c, name, text, strlen(text), err);
 }
 
 int
@@ -251,7 +255,7 @@ agent_conf_load(struct agent_conf *c, const char *path, struct buf *err)
 		buf_release(&b);
 		return -1;
 	}
-	rc = agent_conf_parse(c, path, b.data ? b.data : "", err);
+	rc = agent_conf_parse_len(c, path, b.data ? b.data : "", b.len, err);
 	buf_release(&b);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,6 +15,7 @@
 #include "daemon/auth.h"
 #include "daemon/config.h"
 #include "daemon/track.h"
+#include "lib/ini.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -316,19 +318,6 @@ config_check_value(const struct config_key *k, const char *v, struct buf *err)
 	return k->check ? k->check(v, err) : 0;
 }
 
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static void
 config_add_sub(struct config *c, const char *section, const char *sub)
 {
@@ -346,126 +335,110 @@ config_add_sub(struct config *c, const char *section, const char *sub)
 	c->subs[c->nsubs++] = pair;
 }
 
-#define CONFIG_ERR(...) do {						\
-	buf_addf(err, "%s:%d: ", name, lineno);				\
-	buf_addf(err, __VA_ARGS__);					\
-	buf_addch(err, '\n');						\
-	bad = 1;							\
-} while (0)
+/* The longest subsection name ([tree "NAME"]) kept. */
+#define CONFIG_MAX_SUB	127
+
+/* lib/ini.h callbacks: the table's checks on what the tokenizer read. */
+struct config_ctx {
+	struct config	*c;
+	struct buf	*err;
+	struct buf	 why;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int
+config_err(struct config_ctx *x, const struct ini_item *it,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	buf_addf(x->err, "%s:%d: ", it->file, it->line);
+	va_start(ap, fmt);
+	buf_vaddf(x->err, fmt, ap);
+	va_end(ap);
+	buf_addch(x->err, '\n');
+	return -1;
+}
+
+static void
+config_ini_error(void *ctx, const char *sentence)
+{
+	struct config_ctx *x = ctx;
+
+	buf_addf(x->err, "%s\n", sentence);
+}
+
+static int
+config_ini_section(void *ctx, const struct ini_item *it)
+{
+	struct config_ctx *x = ctx;
+	const char *s = it->section;
+	int wantsub;
+
+	if (!config_section_known(s, &wantsub))
+		return config_err(x, it, "unknown section [%s]", s);
+	if (wantsub && !it->sub)
+		return config_err(x, it, "section [%s] needs a name: "
+		    "[%s \"NAME\"]", s, s);
+	if (!wantsub && it->sub)
+		return config_err(x, it, "section [%s] takes no name", s);
+	if (it->sub && strlen(it->sub) > CONFIG_MAX_SUB)
+		return config_err(x, it, "bad subsection name in [%s \"%.32s"
+		    "...\"]: longer than %d bytes", s, it->sub,
+		    CONFIG_MAX_SUB);
+	if (it->sub)
+		config_add_sub(x->c, s, it->sub);
+	return 0;
+}
+
+static int
+config_ini_key(void *ctx, const struct ini_item *it)
+{
+	struct config_ctx *x = ctx;
+	struct config *c = x->c;
+	const struct config_key *k = config_find_key(it->section, it->key);
+	struct config_entry *e;
+
+	if (!k)
+		return config_err(x, it, "unknown key \"%s\" in [%s]", it->key,
+		    it->section);
+	buf_reset(&x->why);
+	if (config_check_value(k, it->value, &x->why) < 0)
+		return config_err(x, it, "%s", x->why.data);
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 32;
+		c->entries = xrealloc(c->entries, c->cap * sizeof(*c->entries));
+	}
+	e = &c->entries[c->n++];
+	e->key = k;
+	e->sub = it->sub ? xstrdup(it->sub) : NULL;
+	e->value = xstrdup(it->value);
+	e->file = xstrdup(it->file);
+	e->line = it->line;
+	return 0;
+}
+
+/* Every bad line is reported, not only the first. */
+static int
+config_parse_len(struct config *c, const char *name, const char *text,
+    size_t len, struct buf *err)
+{
+	static const struct ini_ops ops = {
+		config_ini_section, config_ini_key, config_ini_error, 0,
+	};
+	struct config_ctx x = { c, err, BUF_INIT(512) };
+	int rc;
+
+	rc = ini_parse(&ops, &x, name, text, len);
+	buf_release(&x.why);
+	return rc;
+}
 
 int
 config_parse(struct config *c, const char *name, const char *text,
     struct buf *err)
 {
-	char section[64] = "", sub[128] = "", *copy, *line, *next, *s, *eq;
-	int lineno = 0, bad = 0, in_section = 0, wantsub;
-	const struct config_key *k;
-	struct config_entry *e;
-	struct buf why = BUF_INIT(512);
-
-	copy = xstrdup(text);
-	for (line = copy; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		s = trim(line);
-		if (*s == '\0' || *s == '#' || *s == ';')
-			continue;
-		if (*s == '[') {
-			char *end = strchr(s, ']'), *q;
-
-			in_section = 0;
-			if (!end || end[1]) {
-				CONFIG_ERR("malformed section header \"%s\"", s);
-				continue;
-			}
-			*end = '\0';
-			s = trim(s + 1);
-			sub[0] = '\0';
-			q = strchr(s, '"');
-			if (q) {
-				char *qe = strrchr(q, '"');
-
-				if (qe == q || qe[1] || q - s < 1 ||
-				    !isspace((unsigned char)q[-1])) {
-					CONFIG_ERR("malformed section header "
-					    "\"[%s]\" (want [name \"sub\"])", s);
-					continue;
-				}
-				*qe = '\0';
-				if (strlen(q + 1) == 0 ||
-				    strlen(q + 1) >= sizeof(sub)) {
-					CONFIG_ERR("bad subsection name in "
-					    "\"[%s]\"", s);
-					continue;
-				}
-				strcpy(sub, q + 1);
-				*q = '\0';
-				s = trim(s);
-			}
-			if (strlen(s) >= sizeof(section) ||
-			    !config_section_known(s, &wantsub)) {
-				CONFIG_ERR("unknown section [%s]", s);
-				continue;
-			}
-			if (wantsub && !sub[0]) {
-				CONFIG_ERR("section [%s] needs a name: "
-				    "[%s \"NAME\"]", s, s);
-				continue;
-			}
-			if (!wantsub && sub[0]) {
-				CONFIG_ERR("section [%s] takes no name", s);
-				continue;
-			}
-			strcpy(section, s);
-			if (sub[0])
-				config_add_sub(c, section, sub);
-			in_section = 1;
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq) {
-			CONFIG_ERR("expected \"key = value\", got \"%s\"", s);
-			continue;
-		}
-		*eq = '\0';
-		s = trim(s);
-		eq = trim(eq + 1);
-		if (!in_section) {
-			CONFIG_ERR("key \"%s\" outside a known section", s);
-			continue;
-		}
-		k = config_find_key(section, s);
-		if (!k) {
-			CONFIG_ERR("unknown key \"%s\" in [%s]", s, section);
-			continue;
-		}
-		/* "value" may be quoted to keep spaces at its ends */
-		if (eq[0] == '"' && strlen(eq) >= 2 && eq[strlen(eq) - 1] == '"') {
-			eq[strlen(eq) - 1] = '\0';
-			eq++;
-		}
-		buf_reset(&why);
-		if (config_check_value(k, eq, &why) < 0) {
-			CONFIG_ERR("%s", why.data);
-			continue;
-		}
-		if (c->n == c->cap) {
-			c->cap = c->cap ? 2 * c->cap : 32;
-			c->entries = xrealloc(c->entries,
-			    c->cap * sizeof(*c->entries));
-		}
-		e = &c->entries[c->n++];
-		e->key = k;
-		e->sub = sub[0] ? xstrdup(sub) : NULL;
-		e->value = xstrdup(eq);
-		e->file = xstrdup(name);
-		e->line = lineno;
-	}
-	free(copy);
-	buf_release(&why);
-	return bad ? -1 : 0;
+	return config_parse_len(c, name, text, strlen(text), err);
 }
 
 int
@@ -480,12 +453,8 @@ config_load(struct config *c, const char *path, struct buf *err)
 		buf_release(&text);
 		return -1;
 	}
-	if (memchr(text.data, '\0', text.len)) {
-		buf_addf(err, "%s: contains a NUL byte\n", path);
-		buf_release(&text);
-		return -1;
-	}
-	rc = config_parse(c, path, text.data, err);
+	rc = config_parse_len(c, path, text.data ? text.data : "", text.len,
+	    err);
 	buf_release(&text);
 	return rc;
 }

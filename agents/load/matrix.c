@@ -1,4 +1,4 @@
-/* matrix: the workloads.conf parser (see matrix.h). */
+/* matrix: the workloads.conf parser (see matrix.h) on lib/ini.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -6,24 +6,12 @@
 
 #include "agents/load/matrix.h"
 #include "agents/load/util.h"
+#include "lib/ini.h"
 
 #define MATRIX_MAX_ENTRIES	1000
 
-static char *
-matrix_trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
 static int
-matrix_key_ok(const char *k)
+matrix_name_ok(const char *k)
 {
 	if (!*k)
 		return 0;
@@ -64,139 +52,116 @@ matrix_entry_release(struct matrix_entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-int
-matrix_parse(struct matrix *m, const char *text, size_t len, const char *fname)
+/* lib/ini.h callbacks; the first error stops the parse. */
+struct matrix_ctx {
+	struct matrix	*m;
+	struct matrix_entry defs;
+	struct matrix_entry *cur;	/* &defs, the last run, or NULL */
+};
+
+static void
+matrix_ini_error(void *ctx, const char *sentence)
 {
-	struct matrix_entry defs, *cur = NULL;
-	char *copy, *line, *next, *s, *eq;
-	int lineno = 0, i, j, rc = -1;
+	load_err("%s", sentence);
+}
 
-	memset(m, 0, sizeof(*m));
-	memset(&defs, 0, sizeof(defs));
-	if (memchr(text, '\0', len))
-		return load_err("%s: contains a NUL byte", fname);
-	copy = load_xmalloc(len + 1);
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	for (line = copy; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		s = matrix_trim(line);
-		if (!*s || *s == '#' || *s == ';')
-			continue;
-		if (*s == '[') {
-			char *end = strchr(s, ']'), *q1, *q2;
+static int
+matrix_ini_section(void *ctx, const struct ini_item *it)
+{
+	struct matrix_ctx *x = ctx;
+	struct matrix *m = x->m;
+	int i;
 
-			if (!end || end[1]) {
-				load_err("%s:%d: a section header must be [defaults] or [run \"NAME\"]",
-				    fname, lineno);
-				goto out;
-			}
-			*end = '\0';
-			s = matrix_trim(s + 1);
-			if (strcmp(s, "defaults") == 0) {
-				if (m->n) {
-					load_err("%s:%d: [defaults] must come before the first [run]",
-					    fname, lineno);
-					goto out;
-				}
-				cur = &defs;
-				continue;
-			}
-			q1 = strchr(s, '"');
-			q2 = q1 ? strchr(q1 + 1, '"') : NULL;
-			if (strncmp(s, "run", 3) || !q1 || !q2 || q2[1] ||
-			    q2 == q1 + 1 || strlen(matrix_trim(s + 3)) !=
-			    (size_t)(q2 - q1 + 1)) {
-				load_err("%s:%d: a section header must be [defaults] or [run \"NAME\"]",
-				    fname, lineno);
-				goto out;
-			}
-			*q2 = '\0';
-			if (!matrix_key_ok(q1 + 1)) {
-				load_err("%s:%d: run name \"%s\": use letters, digits, - and _",
-				    fname, lineno, q1 + 1);
-				goto out;
-			}
-			for (i = 0; i < m->n; i++)
-				if (strcmp(m->e[i].name, q1 + 1) == 0) {
-					load_err("%s:%d: run \"%s\" is defined twice",
-					    fname, lineno, q1 + 1);
-					goto out;
-				}
-			if (m->n == MATRIX_MAX_ENTRIES) {
-				load_err("%s:%d: more than %d runs", fname, lineno,
-				    MATRIX_MAX_ENTRIES);
-				goto out;
-			}
-			m->e = load_xrealloc(m->e, (m->n + 1) * sizeof(*m->e));
-			cur = &m->e[m->n++];
-			memset(cur, 0, sizeof(*cur));
-			cur->name = load_xstrdup(q1 + 1);
-			cur->line = lineno;
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq) {
-			load_err("%s:%d: expected key = value", fname, lineno);
-			goto out;
-		}
-		*eq = '\0';
-		s = matrix_trim(s);
-		eq = matrix_trim(eq + 1);
-		if (!matrix_key_ok(s)) {
-			load_err("%s:%d: bad key \"%s\"", fname, lineno, s);
-			goto out;
-		}
-		if (!*eq) {
-			load_err("%s:%d: key \"%s\" has no value", fname, lineno, s);
-			goto out;
-		}
-		if (!cur) {
-			load_err("%s:%d: key \"%s\" outside a section", fname,
-			    lineno, s);
-			goto out;
-		}
-		if (strcmp(s, "workload") == 0) {
-			if (cur == &defs) {
-				load_err("%s:%d: workload belongs in a [run] section",
-				    fname, lineno);
-				goto out;
-			}
-			if (cur->workload) {
-				load_err("%s:%d: workload is set twice", fname, lineno);
-				goto out;
-			}
-			cur->workload = load_xstrdup(eq);
-			continue;
-		}
-		if (matrix_set(cur, s, eq, fname, lineno) < 0)
-			goto out;
+	x->cur = NULL;
+	if (strcmp(it->section, "defaults") == 0 && !it->sub) {
+		if (m->n)
+			return load_err("%s:%d: [defaults] must come before the "
+			    "first [run]", it->file, it->line);
+		x->cur = &x->defs;
+		return 0;
 	}
+	if (strcmp(it->section, "run") || !it->sub)
+		return load_err("%s:%d: a section header must be [defaults] or "
+		    "[run \"NAME\"]", it->file, it->line);
+	if (!matrix_name_ok(it->sub))
+		return load_err("%s:%d: run name \"%s\": use letters, digits, - "
+		    "and _", it->file, it->line, it->sub);
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->e[i].name, it->sub) == 0)
+			return load_err("%s:%d: run \"%s\" is defined twice",
+			    it->file, it->line, it->sub);
+	if (m->n == MATRIX_MAX_ENTRIES)
+		return load_err("%s:%d: more than %d runs", it->file, it->line,
+		    MATRIX_MAX_ENTRIES);
+	m->e = load_xrealloc(m->e, (m->n + 1) * sizeof(*m->e));
+	x->cur = &m->e[m->n++];
+	memset(x->cur, 0, sizeof(*x->cur));
+	x->cur->name = load_xstrdup(it->sub);
+	x->cur->line = it->line;
+	return 0;
+}
+
+static int
+matrix_ini_key(void *ctx, const struct ini_item *it)
+{
+	struct matrix_ctx *x = ctx;
+	struct matrix_entry *cur = x->cur;
+
+	if (!*it->value)
+		return load_err("%s:%d: key \"%s\" has no value", it->file,
+		    it->line, it->key);
+	if (strcmp(it->key, "workload") != 0)
+		return matrix_set(cur, it->key, it->value, it->file, it->line);
+	if (cur == &x->defs)
+		return load_err("%s:%d: workload belongs in a [run] section",
+		    it->file, it->line);
+	if (cur->workload)
+		return load_err("%s:%d: workload is set twice", it->file,
+		    it->line);
+	cur->workload = load_xstrdup(it->value);
+	return 0;
+}
+
+/* Every run names a workload and gets the [defaults] it does not set. */
+static int
+matrix_finish(struct matrix *m, const struct matrix_entry *defs,
+    const char *fname)
+{
+	int i, j, k, have;
+
 	for (i = 0; i < m->n; i++) {
 		struct matrix_entry *e = &m->e[i];
 
-		if (!e->workload) {
-			load_err("%s:%d: run \"%s\" names no workload", fname,
-			    e->line, e->name);
-			goto out;
-		}
-		for (j = 0; j < defs.n; j++) {
-			int k, have = 0;
-
-			for (k = 0; k < e->n; k++)
-				have |= strcmp(e->keys[k], defs.keys[j]) == 0;
-			if (!have && matrix_set(e, defs.keys[j], defs.vals[j],
+		if (!e->workload)
+			return load_err("%s:%d: run \"%s\" names no workload",
+			    fname, e->line, e->name);
+		for (j = 0; j < defs->n; j++) {
+			for (k = 0, have = 0; k < e->n; k++)
+				have |= strcmp(e->keys[k], defs->keys[j]) == 0;
+			if (!have && matrix_set(e, defs->keys[j], defs->vals[j],
 			    fname, e->line) < 0)
-				goto out;
+				return -1;
 		}
 	}
-	rc = 0;
-out:
-	free(copy);
-	matrix_entry_release(&defs);
+	return 0;
+}
+
+int
+matrix_parse(struct matrix *m, const char *text, size_t len, const char *fname)
+{
+	static const struct ini_ops ops = {
+		matrix_ini_section, matrix_ini_key, matrix_ini_error, 1,
+	};
+	struct matrix_ctx x;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	rc = ini_parse(&ops, &x, fname, text, len);
+	if (rc == 0)
+		rc = matrix_finish(m, &x.defs, fname);
+	matrix_entry_release(&x.defs);
 	if (rc < 0)
 		matrix_release(m);
 	return rc;

@@ -158,7 +158,7 @@ test_matrix(void)
 	    load_last_error());						\
 } while (0)
 	BAD("x = 1\n", "w.conf:1: key \"x\" outside a section", "key outside a section");
-	BAD("[run a]\n", "w.conf:1: a section header", "unquoted run name");
+	BAD("[run a]\n", "w.conf:1: malformed section header", "unquoted run name");
 	BAD("[run \"a\"\n", "w.conf:1:", "unterminated header");
 	BAD("[frob]\n", "w.conf:1:", "unknown section");
 	BAD("[run \"a\"]\nworkload = x\n[run \"a\"]\nworkload = y\n", "w.conf:3: run \"a\" is defined twice",
