@@ -97,7 +97,10 @@ $(ARCHIVES): | $(OUT)/empty.o
 
 LINK = $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(BIN)/kperfcid: $(call obj,daemon/kperfcid.c) $(DAEMON_A) $(CORE_A) $(LIB_A)
+# The daemon checks submitted matrices with kperfci-load's own parser and
+# workload table (core/matrix_check.c): libload.a after the core.
+$(BIN)/kperfcid: $(call obj,daemon/kperfcid.c) $(DAEMON_A) $(CORE_A) \
+    $(LOAD_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(LINK)
 
@@ -119,14 +122,14 @@ $(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A) \
 
 $(OUT)/tests/%: $(OUT)/tests/unit/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) $(LOAD_A) \
-	    $(CORE_A) $(LIB_A) $(PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) \
+	    $(CORE_A) $(LOAD_A) $(LIB_A) $(PKG_LIBS) -lpthread -lm
 
 # Benchmark helpers (tests/bench/*.c: store generators, load clients).
 $(OUT)/bench/%: $(OUT)/tests/bench/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) \
-	    $(CORE_A) $(LIB_A) $(PKG_LIBS) -lpthread -lm
+	    $(CORE_A) $(LOAD_A) $(LIB_A) $(PKG_LIBS) -lpthread -lm
 
 # ---- tests ---------------------------------------------------------------
 
@@ -171,8 +174,8 @@ fuzz-build:
 	    clang -std=gnu11 -O1 -g -I. -D_GNU_SOURCE $(PKG_CFLAGS) \
 	        -fsanitize=fuzzer,address,undefined -o $(FUZZ_OUT)/$$n $$f \
 	        $(FUZZ_OUT)/libdaemon.a $(FUZZ_OUT)/libcli.a \
-	        $(FUZZ_OUT)/libagent.a $(FUZZ_OUT)/libload.a \
-	        $(FUZZ_OUT)/libcore.a $(FUZZ_OUT)/libkperfci.a $(PKG_LIBS) -lpthread -lm || exit 1; \
+	        $(FUZZ_OUT)/libagent.a $(FUZZ_OUT)/libcore.a \
+	        $(FUZZ_OUT)/libload.a $(FUZZ_OUT)/libkperfci.a $(PKG_LIBS) -lpthread -lm || exit 1; \
 	done
 
 # make fuzz [FUZZ_SECONDS=600] [FUZZ=fuzz-mbox]: each target in turn from its

@@ -37,6 +37,7 @@
 #include "daemon/db.h"
 #include "daemon/db_build.h"
 #include "core/exercise.h"
+#include "core/matrix_check.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
 #include "daemon/sched.h"
@@ -131,13 +132,9 @@ sched_request_parse(const json_t *body, const char **matrix, int *boots,
 				return -1;
 			}
 		}
-		/* The agent's kperfci-load checks the rest; without a single
-		   run there is nothing to compare. */
-		if (strncmp(s, "[run ", 5) != 0 && !strstr(s, "\n[run ")) {
-			buf_addstr(err, "field \"matrix\": no [run \"NAME\"] "
-			    "section (see etc/workloads.conf for the format)");
+		/* kperfci-load's own checks, before anything is stored */
+		if (matrix_check("matrix", s, len, err) < 0)
 			return -1;
-		}
 		*matrix = s;
 	}
 	if (b && !json_is_null(b)) {

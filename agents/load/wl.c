@@ -310,8 +310,9 @@ wl_configure(struct wl_run *r, const struct wl_def *d,
 			wl_resolve(p, &r->vals[i], t);
 	}
 	/* tasks=node / all / 0.5 are resolved on the agent; ntasks= says to
-	   what, so results from different task counts form a scaling curve. */
-	for (i = 0; i < r->nparams; i++) {
+	   what, so results from different task counts form a scaling curve.
+	   Without a topology (the daemon's check) there is nothing to say. */
+	for (i = 0; t && i < r->nparams; i++) {
 		int *cpus = NULL, ncpus = 0;
 
 		if (strcmp(r->keys[i], "tasks") != 0 ||

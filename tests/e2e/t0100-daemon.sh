@@ -86,6 +86,23 @@ is "$(curl -s -o "$T/r.json" -w '%{http_code}' "$KD_URL/api/v1/series/abc")" \
 is "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$KD_URL/api/v1/series/1")" \
     405 "wrong method: 405"
 
+# a submitted matrix is checked with kperfci-load's own parser and workload
+# table before anything is stored (not in the guest after two builds)
+URL="http://127.0.0.1:$LORE_PORT/linux-mm/m@x/"
+nseries() { curl -s "$KD_URL/api/v1/series" | jq '.series | length'; }
+N0=$(nseries)
+is "$(post "{\"url\": \"$URL\", \"matrix\": \"[run \\\"a\\\"]\\nworkload = null\\nseconds\\n\"}")" \
+    400 "matrix syntax error: 400"
+like 'matrix:3: expected key = value' "$T/r.json" "400 names matrix:line"
+is "$(post "{\"url\": \"$URL\", \"matrix\": \"\\n[run \\\"a\\\"]\\nworkload = fault-free\\nmode = huge\\n\"}")" \
+    400 "matrix with a bad workload value: 400"
+like 'matrix:2: run \\"a\\": fault-free: --mode \\"huge\\" is not one of anon.shmem' \
+    "$T/r.json" "400 names the line, the run and the value"
+is "$(post "{\"url\": \"$URL\", \"matrix\": \"[run \\\"a\\\"]\\nworkload = nope\\n\"}")" \
+    400 "matrix with an unknown workload: 400"
+like 'unknown workload \\"nope\\"' "$T/r.json" "400 names the workload"
+is "$(nseries)" "$N0" "nothing stored for a refused matrix"
+
 # an uploaded mbox is picked; an unreachable lore fails with the reason
 is "$(post @"$SRC/tests/fixtures/threads/rerolls.mbox" application/mbox)" \
     202 "mbox upload: 202"

@@ -2,12 +2,16 @@
  * fuzz-load-matrix: the workloads.conf parser (agents/load/matrix.c) on
  * arbitrary bytes, and every value it yields through the machine-relative
  * count and size syntax (agents/load/rel.c: cpus/2, 5%mem, mem/256) on a
- * 2-node topology.  The fuzz build links no libload.a, so the load sources
- * it needs are compiled in here.
+ * 2-node topology; then the daemon's check of a submitted matrix
+ * (core/matrix_check.c: the same parser, then every run through the
+ * workload table without a topology), which must accept nothing the parser
+ * refused.  The load sources the parser needs are compiled in here; the
+ * workload table comes from libload.a.
  */
 #include "agents/load/util.c"
 #include "agents/load/matrix.c"
 #include "agents/load/rel.c"
+#include "core/matrix_check.h"
 
 static struct load_cpu fz_cpus[4] = {
 	{ 0, 0, 0, 0, 0 }, { 1, 0, 0, 1, 0 }, { 2, 1, 1, 0, 0 }, { 3, 1, 1, 1, 0 },
@@ -36,11 +40,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
+	struct buf err = BUF_INIT(1 << 16);
 	struct matrix m;
-	int i, k;
+	int i, k, parsed, checked;
 
 	load_set_quiet(1);
-	if (matrix_parse(&m, (const char *)data, size, "fuzz.conf") == 0) {
+	checked = matrix_check("fuzz.conf", (const char *)data, size, &err);
+	if ((checked < 0) != (err.len > 0))
+		__builtin_trap();
+	buf_release(&err);
+	parsed = matrix_parse(&m, (const char *)data, size, "fuzz.conf");
+	if (checked == 0 && (parsed < 0 || m.n == 0))
+		__builtin_trap();
+	if (parsed == 0) {
 		for (i = 0; i < m.n; i++)
 			for (k = 0; k < m.e[i].n; k++)
 				if (!m.e[i].keys[k][0] || !m.e[i].vals[k][0])

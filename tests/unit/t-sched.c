@@ -22,6 +22,7 @@
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
 #include "daemon/sched.h"
+#include "core/matrix_check.h"
 #include "core/stats.h"
 #include "lib/buf.h"
 #include "lib/proto.h"
@@ -721,6 +722,31 @@ test_one_class(void)
 	sched_comparison_release(&c);
 }
 
+/* What the project ships passes the daemon's check: the default matrix
+   and every suite. */
+static void
+test_shipped_matrices(void)
+{
+	static const char *const files[] = { "workloads.conf",
+	    "suites/lru-lock.conf", "suites/list-lru.conf",
+	    "suites/large-folio.conf", "suites/memcg-flush.conf" };
+	struct buf text = BUF_INIT(1 << 20), err = BUF_INIT(0);
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/etc/%s", KPERFCI_SRCDIR,
+		    files[i]);
+		buf_reset(&text);
+		buf_reset(&err);
+		ok(buf_read_file(&text, path) == 0 && matrix_check(files[i],
+		    text.data, text.len, &err) == 0, "matrix_check accepts "
+		    "etc/%s %s", files[i], err.data ? err.data : "");
+	}
+	buf_release(&text);
+	buf_release(&err);
+}
+
 static void
 test_request(void)
 {
@@ -732,7 +758,26 @@ test_request(void)
 	} bad[] = {
 		{ "{\"matrix\": 3}", "\"matrix\" must be a string" },
 		{ "{\"matrix\": \"\"}", "\"matrix\" must be 1.." },
-		{ "{\"matrix\": \"workload = x\\n\"}", "no [run" },
+		{ "{\"matrix\": \"workload = x\\n\"}",
+		    "matrix:1: key \"workload\" outside a section" },
+		{ "{\"matrix\": \"# c\\n[defaults]\\nseconds = 1\\n\"}",
+		    "matrix: no [run" },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\nworkload = null\\nmode\\n\"}",
+		    "matrix:3: expected key = value" },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\nseconds = 1\\n\"}",
+		    "matrix:1: run \"a\" names no workload" },
+		{ "{\"matrix\": \"\\n[run \\\"a\\\"]\\nworkload = nope\\n\"}",
+		    "matrix:2: run \"a\": unknown workload \"nope\"" },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\nworkload = fault-free\\n"
+		    "frob = 1\\n\"}", "matrix:1: run \"a\": fault-free: unknown "
+		    "parameter --frob" },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\nworkload = fault-free\\n"
+		    "mode = huge\\n\"}", "matrix:1: run \"a\": fault-free: --mode "
+		    "\"huge\" is not one of" },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\nworkload = fault-free\\n"
+		    "tasks = lots\\n\"}", "matrix:1: run \"a\": " },
+		{ "{\"matrix\": \"[run \\\"a\\\"]\\nworkload = null\\n"
+		    "seconds = 0\\n\"}", "matrix:1: run \"a\": --seconds" },
 		{ "{\"matrix\": \"[run \\\"a\\\"]\\u0001\"}", "control" },
 		{ "{\"boots\": 0}", "\"boots\" must be an integer" },
 		{ "{\"boots\": 9}", "between 1 and 8" },
@@ -949,6 +994,7 @@ main(void)
 	test_job_order();
 	test_priority();
 	test_one_class();
+	test_shipped_matrices();
 	test_request();
 	test_stage_from_builds();
 	test_api();
