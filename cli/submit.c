@@ -1,9 +1,9 @@
 /*
  * submit, status: queue a series and follow it; show one or all series.
  *
- *	kperfci submit URL [--version N] [--base REV] [--boots N]
+ *	kperfci submit URL [--version N] [--base REV] [--boots N|auto]
  *	    [--matrix FILE] [--suite NAME]... [--no-follow | --wait]
- *	kperfci submit --mbox FILE [--version N] [--base REV] [--boots N]
+ *	kperfci submit --mbox FILE [--version N] [--base REV] [--boots N|auto]
  *	    [--suite NAME]... [--no-follow | --wait]
  *	kperfci status [ID]
  */
@@ -157,10 +157,10 @@ submit_follow(long long id)
 }
 
 static const char submit_usage[] =
-    "usage: kperfci submit URL [--version N] [--base REV] [--boots N]\n"
+    "usage: kperfci submit URL [--version N] [--base REV] [--boots N|auto]\n"
     "           [--matrix FILE] [--suite NAME]... [--no-follow | --wait]\n"
     "       kperfci submit --mbox FILE [--version N] [--base REV] "
-    "[--boots N]\n"
+    "[--boots N|auto]\n"
     "           [--suite NAME]... [--no-follow | --wait]\n";
 
 /* What the command line of `kperfci submit` asked for. */
@@ -204,10 +204,15 @@ submit_parse(int argc, char **argv, struct submit_args *s)
 		case 'b': s->base = optarg; break;
 		case 'm': s->mbox = optarg; break;
 		case 'B':
+			/* auto: enough to check the claims (the daemon) */
+			if (!strcmp(optarg, "auto")) {
+				s->boots = -1;
+				break;
+			}
 			s->boots = strtol(optarg, &end, 10);
 			if (*end || s->boots < 1 || s->boots > 1000) {
 				fprintf(stderr, "kperfci: --boots must be an "
-				    "integer between 1 and 1000\n");
+				    "integer between 1 and 1000, or auto\n");
 				return 2;
 			}
 			break;
@@ -249,7 +254,9 @@ submit_mbox_path(const struct submit_args *s, struct buf *path)
 	buf_addstr(path, "/api/v1/series?");
 	if (s->version)
 		buf_addf(path, "version=%ld&", s->version);
-	if (s->boots)
+	if (s->boots == -1)
+		buf_addstr(path, "boots=auto&");
+	else if (s->boots)
 		buf_addf(path, "boots=%ld&", s->boots);
 	for (size_t i = 0; i < json_array_size(s->suites); i++) {
 		char *q = curl_easy_escape(NULL, json_string_value(
@@ -318,7 +325,9 @@ submit_url(const struct submit_args *s, const char *url,
 		json_object_set_new(req, "version", json_integer(s->version));
 	if (s->base)
 		json_object_set_new(req, "base", json_string(s->base));
-	if (s->boots)
+	if (s->boots == -1)
+		json_object_set_new(req, "boots", json_string("auto"));
+	else if (s->boots)
 		json_object_set_new(req, "boots", json_integer(s->boots));
 	if (json_array_size(s->suites))
 		json_object_set(req, "suites", s->suites);

@@ -26,7 +26,7 @@ db_sched_request_set(struct db *db, long long sid, const char *matrix,
 		return -1;
 	sqlite3_bind_int64(st, 1, sid);
 	db_bind_text(st, 2, matrix);
-	if (boots > 0)
+	if (boots > 0 || boots == SCHED_BOOTS_AUTO)
 		sqlite3_bind_int(st, 3, boots);
 	else
 		sqlite3_bind_null(st, 3);
@@ -309,4 +309,35 @@ db_sched_set_priority(struct db *db, long long sid, int priority)
 	sqlite3_bind_int(st, 1, priority);
 	sqlite3_bind_int64(st, 2, sid);
 	return db_step_done(db, st, NULL);
+}
+
+int
+db_sched_class_results(struct db *db, const char *class, long long before_id,
+    int max, char ***out, size_t *n)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT result FROM comparisons WHERE "
+	    "class=?1 AND state='done' AND result IS NOT NULL AND "
+	    "(?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3");
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, class);
+	sqlite3_bind_int64(st, 2, before_id);
+	sqlite3_bind_int(st, 3, max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = db_col_dup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		while (*n)
+			free((*out)[--*n]);
+		free(*out);
+		*out = NULL;
+		return error("db: %s", sqlite3_errmsg(db_handle(db)));
+	}
+	return 0;
 }

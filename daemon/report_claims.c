@@ -19,6 +19,7 @@
 #include "core/claims.h"
 #include "daemon/db.h"
 #include "daemon/html.h"
+#include "daemon/noise.h"
 #include "daemon/report.h"
 #include "core/series.h"
 #include "core/stats.h"
@@ -30,30 +31,43 @@
 /* What report_claims_load() keeps on the report. */
 struct report_claims {
 	struct claims	 claims;
+	struct noise	 noise;		/* the class's past comparisons */
 	struct claim_row *rows;		/* one per result row */
 	size_t		 nrows;
 };
 
-/* The claims of series_id's cover letter and patches, from the store. */
+/* The claims of series sid's cover letter and patches, from the store. */
 int
-report_claims_load(struct db *db, struct report *r)
+report_claims_extract(struct db *db, long long sid, struct claims *out)
 {
 	struct db_series s;
-	struct report_claims *rc = xcalloc(1, sizeof(*rc));
+	int rc;
 
-	r->claims = rc;
-	if (db_series_get(db, r->series_id, 1, &s) != 0)
-		return 0;
+	if ((rc = db_series_get(db, sid, 1, &s)) != 0)
+		return rc;
 	if (s.cover_body)
-		claims_extract(&rc->claims, s.cover_body, "cover letter");
+		claims_extract(out, s.cover_body, "cover letter");
 	for (size_t i = 0; i < s.npatches; i++) {
 		char *where = xasprintf("patch %d/%d", s.patches[i].counter,
 		    s.patches[i].total);
 
-		claims_extract(&rc->claims, s.patches[i].message, where);
+		claims_extract(out, s.patches[i].message, where);
 		free(where);
 	}
 	db_series_release(&s);
+	return 0;
+}
+
+int
+report_claims_load(struct db *db, struct report *r)
+{
+	r->claims = xcalloc(1, sizeof(*r->claims));
+	report_claims_extract(db, r->series_id, &r->claims->claims);
+	/* the noise the boots to tell a claim rest on: the class's own
+	   history when it has one (comparisons before this one) */
+	if (r->claims->claims.n && r->hw_class)
+		noise_class(db, r->hw_class, r->comparison_id,
+		    &r->claims->noise);
 	return 0;
 }
 
@@ -63,6 +77,7 @@ report_claims_free(struct report *r)
 	if (!r->claims)
 		return;
 	claims_release(&r->claims->claims);
+	noise_release(&r->claims->noise);
 	free(r->claims->rows);
 	free(r->claims);
 	r->claims = NULL;
@@ -107,6 +122,9 @@ struct report_claim_view {
 	struct claim_check	 k;
 	const struct claim_row	*row;	/* NULL: none */
 	int			 boots;	/* per side to tell; -1 unknown */
+	double			 cv;	/* the per-boot spread it rests on */
+	int			 history; /* comparisons of the class behind
+					   cv; 0: this comparison's own */
 };
 
 static void
@@ -121,9 +139,38 @@ report_claim_view(const struct report *r, size_t i,
 	claims_check(v->c, rows, n, &v->k);
 	v->row = v->k.row >= 0 ? &rows[v->k.row] : NULL;
 	v->boots = -1;
-	if (v->row && v->k.has_expected && isfinite(v->row->cv_pct))
-		v->boots = claims_boots_needed(v->row->cv_pct,
-		    v->k.expected_pct, v->row->alpha, REPORT_CLAIMS_POWER);
+	v->cv = NAN;
+	if (!v->row || !v->k.has_expected)
+		return;
+	{
+		const struct noise_row *h = noise_find(&r->claims->noise,
+		    v->row->workload, v->row->params, v->row->metric);
+
+		if (h && h->dof >= 2) {
+			v->cv = h->cv_pct;
+			v->history = h->ncomparisons;
+		} else {
+			v->cv = v->row->cv_pct;
+		}
+	}
+	if (isfinite(v->cv))
+		v->boots = claims_boots_needed(v->cv, v->k.expected_pct,
+		    v->row->alpha, REPORT_CLAIMS_POWER);
+}
+
+/* " on CLASS (its spread over 4 past comparisons, 1.3%)" */
+static void
+report_claim_basis(const struct report *r, const struct report_claim_view *v,
+    struct buf *b)
+{
+	if (r->hw_class)
+		buf_addf(b, " on %s", r->hw_class);
+	if (v->history)
+		buf_addf(b, " (its per-boot spread over %d past comparison%s, "
+		    "%.2f%%)", v->history, v->history == 1 ? "" : "s", v->cv);
+	else
+		buf_addf(b, " (this comparison's per-boot spread, %.2f%%)",
+		    v->cv);
 }
 
 static const char *
@@ -171,6 +218,10 @@ report_claims_json(const struct report *r)
 		    json_real(v.row->ci_hi) : json_null()) : json_null());
 		json_object_set_new(one, "boots_needed", v.boots > 0 ?
 		    json_integer(v.boots) : json_null());
+		json_object_set_new(one, "boots_basis", v.boots > 0 ? json_pack(
+		    "{s:s,s:f,s:i}", "spread", v.history ? "class history" :
+		    "this comparison", "cv_pct", v.cv, "comparisons",
+		    v.history) : json_null());
 		json_array_append_new(a, one);
 	}
 	return a;
@@ -215,11 +266,12 @@ report_claims_text(const struct report *r, struct buf *b)
 		}
 		if (v.k.why[0])
 			buf_addf(b, "      %s\n", v.k.why);
-		if (v.boots > 0)
+		if (v.boots > 0) {
 			buf_addf(b, "      a %.1f%% change in this row needs %d "
-			    "boots per side%s%s\n", fabs(v.k.expected_pct),
-			    v.boots, r->hw_class ? " on " : "",
-			    r->hw_class ? r->hw_class : "");
+			    "boots per side", fabs(v.k.expected_pct), v.boots);
+			report_claim_basis(r, &v, b);
+			buf_addch(b, '\n');
+		}
 		buf_release(&t);
 	}
 	buf_addch(b, '\n');
@@ -265,8 +317,15 @@ report_claims_html(const struct report *r, struct buf *b)
 			buf_addstr(b, "</small>");
 		}
 		buf_addstr(b, "</td><td>");
-		if (v.boots > 0)
-			buf_addf(b, "%d per side", v.boots);
+		if (v.boots > 0) {
+			struct buf w = BUF_INIT(0);
+
+			buf_addf(b, "%d per side<br><small>", v.boots);
+			report_claim_basis(r, &v, &w);
+			html_txt(b, w.data + (w.data[0] == ' '));
+			buf_addstr(b, "</small>");
+			buf_release(&w);
+		}
 		buf_addstr(b, "</td></tr>\n");
 		buf_release(&t);
 	}

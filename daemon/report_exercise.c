@@ -335,6 +335,13 @@ report_exercise_html(const struct report *r, struct buf *b)
 		    "matrix_source")) ? json_string_value(json_object_get(
 		    e->changes, "matrix_source")) : "-");
 		buf_addstr(b, ")</p>\n");
+		if (json_is_string(json_object_get(e->changes,
+		    "boots_source"))) {
+			buf_addstr(b, "<p>Boots: ");
+			html_txt(b, json_string_value(json_object_get(
+			    e->changes, "boots_source")));
+			buf_addstr(b, "</p>\n");
+		}
 		buf_reset(&t);
 		ex_sentence(r, &t);
 		if (t.len) {
@@ -403,6 +410,9 @@ report_exercise_text(const struct report *r, struct buf *b)
 		    json_object_get(e->changes, "matrix_source")) ?
 		    json_string_value(json_object_get(e->changes,
 		    "matrix_source")) : "-");
+		if (json_is_string(json_object_get(e->changes, "boots_source")))
+			buf_addf(b, "  boots:    %s\n", json_string_value(
+			    json_object_get(e->changes, "boots_source")));
 		buf_reset(&t);
 		ex_sentence(r, &t);
 		if (t.len)
@@ -467,10 +477,12 @@ report_exercise_json(const struct report *r, json_t *o)
 		json_array_append_new(fns, fo);
 	}
 	json_object_set_new(o, "changes", e->changes ? json_pack(
-	    "{s:O,s:O,s:O,s:o}", "files", json_object_get(e->changes, "files"),
-	    "suites", json_object_get(e->changes, "suites"), "matrix_source",
-	    json_object_get(e->changes, "matrix_source") ?
+	    "{s:O,s:O,s:O,s:O,s:o}", "files", json_object_get(e->changes,
+	    "files"), "suites", json_object_get(e->changes, "suites"),
+	    "matrix_source", json_object_get(e->changes, "matrix_source") ?
 	    json_object_get(e->changes, "matrix_source") : json_null(),
+	    "boots_source", json_object_get(e->changes, "boots_source") ?
+	    json_object_get(e->changes, "boots_source") : json_null(),
 	    "functions", fns) : (json_decref(fns), json_null()));
 	json_object_set_new(o, "exercised", w ? json_string(w) : json_null());
 	env = json_object();

@@ -38,8 +38,10 @@
 #include "daemon/db_build.h"
 #include "core/exercise.h"
 #include "core/matrix_check.h"
-#include "daemon/html.h"
 #include "daemon/pipeline.h"
+#include "daemon/noise.h"
+#include "core/claims.h"
+#include "daemon/report.h"
 #include "daemon/sched.h"
 #include "core/stats.h"
 #include "lib/log.h"
@@ -94,6 +96,11 @@ sched_budget(int want, struct sched_budget *b)
 		b->max = b->boots;
 }
 
+/* "boots": "auto": one look of the boots the claims need, or [sched]'s
+   plan when none can be planned for (sched_auto_boots); why in changes. */
+static void sched_budget_auto(struct db *, long long sid, const char *class,
+    struct sched_budget *, json_t *changes);
+
 /* ---- submission -------------------------------------------------------- */
 
 int
@@ -137,11 +144,15 @@ sched_request_parse(const json_t *body, const char **matrix, int *boots,
 			return -1;
 		*matrix = s;
 	}
+	if (json_is_string(b) && !strcmp(json_string_value(b), "auto")) {
+		*boots = SCHED_BOOTS_AUTO;
+		return 0;
+	}
 	if (b && !json_is_null(b)) {
 		if (!json_is_integer(b) || json_integer_value(b) < 1 ||
 		    json_integer_value(b) > maxb) {
 			buf_addf(err, "field \"boots\" must be an integer "
-			    "between 1 and %lld", maxb);
+			    "between 1 and %lld, or \"auto\"", maxb);
 			return -1;
 		}
 		*boots = (int)json_integer_value(b);
@@ -159,6 +170,10 @@ sched_request_boots(const char *text, int *boots, struct buf *err)
 	*boots = 0;
 	if (text == NULL || *text == '\0')
 		return 0;
+	if (!strcmp(text, "auto")) {
+		*boots = SCHED_BOOTS_AUTO;
+		return 0;
+	}
 	if (maxb > SCHED_MAX_BOOTS)
 		maxb = SCHED_MAX_BOOTS;
 	for (i = 0; text[i] && n <= maxb; i++) {
@@ -167,8 +182,8 @@ sched_request_boots(const char *text, int *boots, struct buf *err)
 		n = n * 10 + (text[i] - '0');
 	}
 	if (text[i] || n < 1 || n > maxb) {
-		buf_addf(err, "boots must be an integer between 1 and %lld, "
-		    "not \"%.32s\"", maxb, text);
+		buf_addf(err, "boots must be an integer between 1 and %lld "
+		    "or auto, not \"%.32s\"", maxb, text);
 		return -1;
 	}
 	*boots = (int)n;
@@ -179,7 +194,7 @@ int
 sched_request_store(struct db *db, long long sid, const char *matrix,
     int boots)
 {
-	if (matrix == NULL && boots <= 0)
+	if (matrix == NULL && boots == 0)
 		return 0;
 	return db_sched_request_set(db, sid, matrix, boots);
 }
@@ -596,6 +611,111 @@ sched_kernel(struct db *db, long long sid, int64_t build_id, const char *what,
 	return rc;
 }
 
+/* ---- "boots": "auto" ---------------------------------------------------- */
+
+int
+sched_auto_boots(struct db *db, long long sid, const char *class,
+    double alpha, int max, struct buf *why)
+{
+	struct claims cl = { 0 };
+	struct noise nz;
+	struct claim_row *rows = NULL;
+	const struct claim *best = NULL;
+	const struct noise_row *bestrow = NULL;
+	double bestpct = 0;
+	size_t i;
+	int need = 0, n;
+
+	if (noise_class(db, class, 0, &nz) == -1) {
+		buf_addstr(why, "the class's past comparisons cannot be read");
+		return 0;
+	}
+	if (nz.n == 0) {
+		buf_addf(why, "class %s has no finished comparison to learn "
+		    "its noise from", class ? class : "(none yet)");
+		goto out;
+	}
+	report_claims_extract(db, sid, &cl);
+	rows = xcalloc(nz.n, sizeof(*rows));
+	for (i = 0; i < nz.n; i++) {
+		rows[i].workload = nz.v[i].workload;
+		rows[i].params = nz.v[i].params;
+		rows[i].metric = nz.v[i].metric;
+		rows[i].verdict = "no change";
+		rows[i].better = nz.v[i].better;
+		rows[i].change_pct = rows[i].ci_lo = rows[i].ci_hi = NAN;
+		rows[i].cv_pct = nz.v[i].cv_pct;
+		rows[i].alpha = alpha;
+		rows[i].exercised = 1;
+	}
+	for (i = 0; i < cl.n; i++) {
+		struct claim_check k;
+
+		claims_check(&cl.v[i], rows, nz.n, &k);
+		if (k.row < 0 || !k.has_expected)
+			continue;
+		n = claims_boots_needed(nz.v[k.row].cv_pct, k.expected_pct,
+		    alpha, SCHED_AUTO_POWER);
+		if (n > need) {
+			need = n;
+			best = &cl.v[i];
+			bestrow = &nz.v[k.row];
+			bestpct = k.expected_pct;
+		}
+	}
+	if (!best) {
+		buf_addf(why, "no claim of the series maps to a row class %s "
+		    "has measured (%zu claims, %zu rows known)", class,
+		    cl.n, nz.n);
+		goto out;
+	}
+	if (need < 2)
+		need = 2;
+	buf_addf(why, "%d boots per side: a %.1f%% change in %s %s %s "
+	    "(\"%.80s\", %s) at %.0f%% power, alpha %.3g, with the %.2f%% "
+	    "per-boot spread class %s showed over %d comparison%s", need,
+	    fabs(bestpct), bestrow->workload, bestrow->params, bestrow->metric,
+	    best->text, best->where, 100 * SCHED_AUTO_POWER, alpha,
+	    bestrow->cv_pct, class, bestrow->ncomparisons,
+	    bestrow->ncomparisons == 1 ? "" : "s");
+	if (need > max) {
+		buf_addf(why, "; capped at the budget of %d", max);
+		need = max;
+	}
+out:
+	free(rows);
+	claims_release(&cl);
+	noise_release(&nz);
+	return need;
+}
+
+static void
+sched_budget_auto(struct db *db, long long sid, const char *class,
+    struct sched_budget *b, json_t *changes)
+{
+	struct stats_opts o;
+	struct buf why = BUF_INIT(1024);
+	int max = app.settings.sched.max_boots, n;
+
+	stats_opts_init(&o);
+	if (max > SCHED_MAX_BOOTS)
+		max = SCHED_MAX_BOOTS;
+	/* one look: all of alpha there, so the power is what was asked */
+	n = sched_auto_boots(db, sid, class, o.alpha, max, &why);
+	if (n > 0) {
+		b->boots = b->max = b->step = n;
+		b->replacements = app.settings.sched.replacements;
+	} else {
+		sched_budget(0, b);
+		buf_addstr(&why, ": [sched] boots instead");
+	}
+	log_info("series %lld: boots auto: %s", sid, why.data);
+	if (changes)
+		json_object_set_new(changes, "boots_source", json_sprintf(
+		    "auto: %s", why.data));
+	buf_release(&why);
+}
+
 int
 sched_create(struct db *db, long long sid, long long kbase,
     long long kpatched, const char *from, const char *to, struct buf *err)
@@ -647,12 +767,16 @@ sched_create(struct db *db, long long sid, long long kbase,
 	if (reqm == NULL && !(have_plan && plan.matrix) &&
 	    (dflt = sched_default_matrix(err)) == NULL)
 		goto out;
-	sched_budget(reqb, &bud);
 	if (db_sched_best_class(db, sched_now() - SCHED_AGENT_FRESH, &class,
 	    &nag) == -1) {
 		buf_addstr(err, "the agent pool cannot be read");
 		goto out;
 	}
+	if (reqb == SCHED_BOOTS_AUTO)
+		sched_budget_auto(db, sid, class, &bud, have_plan ?
+		    plan.changes : NULL);
+	else
+		sched_budget(reqb, &bud);
 	n.series_id = sid;
 	n.base_kernel = kbase;
 	n.patched_kernel = kpatched;

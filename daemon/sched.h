@@ -56,6 +56,10 @@ struct stats_opts;
 
 /* Largest boots a submission may ask for, whatever [sched] says. */
 #define SCHED_MAX_BOOTS		1000
+/* A submission's "boots": "auto": enough to check its claims (noise.h). */
+#define SCHED_BOOTS_AUTO	(-1)
+/* The power "auto" plans for. */
+#define SCHED_AUTO_POWER	0.95
 
 /* The pipeline stages (rows in pipeline.c). */
 int	stage_sched_start(struct stage_ctx *);
@@ -214,6 +218,23 @@ int	db_sched_best_class(struct db *, long long since, char **class,
 /* Agents of class seen since `since`. */
 int	db_sched_class_agents(struct db *, const char *class, long long since,
 	    int *n);
+/*
+ * The stored results (stats JSON text) of class's finished comparisons
+ * with id below before_id (0: any), newest first, at most max: *out is an
+ * array of n strings, each and the array freed by the caller.
+ */
+int	db_sched_class_results(struct db *, const char *class,
+	    long long before_id, int max, char ***out, size_t *n);
+/*
+ * Boots per side that check series sid's claims on class: for each claim
+ * that maps to a row class has measured before, the boots a two-sided
+ * test at alpha needs to find the claimed change with SCHED_AUTO_POWER,
+ * given the class's pooled per-boot spread of that row; the largest, at
+ * least 2 and at most max.  0 when no claim can be planned for (why says
+ * so), else the boots (why names the claim and the noise it rests on).
+ */
+int	sched_auto_boots(struct db *, long long sid, const char *class,
+	    double alpha, int max, struct buf *why);
 /* Sets a series' priority (nightly runs lower theirs). */
 int	db_sched_set_priority(struct db *, long long series_id, int priority);
 

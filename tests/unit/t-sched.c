@@ -21,6 +21,9 @@
 #include "daemon/db_build.h"
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
+#include "daemon/noise.h"
+#include "core/claims.h"
+#include "core/series.h"
 #include "daemon/sched.h"
 #include "core/matrix_check.h"
 #include "core/stats.h"
@@ -832,6 +835,106 @@ test_request(void)
 	buf_release(&err);
 }
 
+/*
+ * "boots": "auto": the boots a series' claim needs on a class, from the
+ * spread the class showed in a finished comparison of the same row.
+ */
+static const char *m_unused;
+
+static void
+test_auto_boots(void)
+{
+	struct series sr;
+	struct sched_comparison c;
+	struct buf err = BUF_INIT(0), why = BUF_INIT(0);
+	struct stats_opts o;
+	struct noise nz;
+	const struct noise_row *nr;
+	struct lease l;
+	long long sid, sid2;
+	json_t *j;
+	int b, want;
+
+	fresh_store();
+	j = json_loads("{\"url\": \"x\", \"boots\": \"auto\"}", 0, NULL);
+	ok(sched_request_parse(j, &m_unused, &b, &err) == 0 &&
+	    b == SCHED_BOOTS_AUTO, "auto: \"boots\": \"auto\" accepted");
+	json_decref(j);
+	ok(sched_request_boots("auto", &b, &err) == 0 && b == SCHED_BOOTS_AUTO,
+	    "auto: ?boots=auto accepted");
+	buf_reset(&err);
+	j = json_loads("{\"url\": \"x\", \"boots\": \"lots\"}", 0, NULL);
+	ok(sched_request_parse(j, &m_unused, &b, &err) == -1 && err.data &&
+	    strstr(err.data, "\"auto\""), "auto: other words refused, "
+	    "naming auto");
+	json_decref(j);
+
+	/* no history on the class yet: [sched] boots, and why */
+	agent("a", "c-x");
+	stats_opts_init(&o);
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	is_int(sched_auto_boots(db, sid, "c-x", o.alpha, 8, &why), 0,
+	    "auto: no history, no boots computed");
+	ok(why.data && strstr(why.data, "no finished comparison"), "auto: "
+	    "says why: %s", why.data ? why.data : "");
+
+	/* one finished comparison on c-x: 8 boots per side, 2%% boot noise */
+	sched_request_store(db, sid, NULL, 8);
+	compare(sid);
+	while (lease("a", "c-x", &l))
+		upload("a", &l, "done", !strcmp(l.side, "base") ? 1000 : 700,
+		    0.02);
+	is_int(wait_stage(sid, NULL), STAGE_OK, "auto: the first comparison "
+	    "finished");
+	ok(noise_class(db, "c-x", 0, &nz) == 0 && nz.ncomparisons == 1,
+	    "auto: the class has one finished comparison");
+	nr = noise_find(&nz, "fault-free", "mode=shmem,tasks=2",
+	    "pages_per_sec");
+	ok(nr && nr->dof == 14 && nr->cv_pct > 0.3 && nr->cv_pct < 3,
+	    "auto: pooled spread of the row over 2 x 7 dof: %.2f%%",
+	    nr ? nr->cv_pct : -1.0);
+	/* what a 4%% claim needs at that spread, in one look at alpha */
+	want = nr ? claims_boots_needed(nr->cv_pct, 4, o.alpha,
+	    SCHED_AUTO_POWER) : -1;
+	if (want < 2)
+		want = 2;
+
+	/* a series claiming 4%% more fault-free pages/s, boots auto */
+	memset(&sr, 0, sizeof(sr));
+	sr.version = 1;
+	sr.cover_subject = "[PATCH 0/1] mm: faster shmem faults";
+	sr.cover_body = "With threads on all CPUs, fault-free shmem pages/s "
+	    "improve by 4%.\n";
+	{
+		struct db_series_req r = { .source = "upload" };
+		int64_t id = 0;
+
+		db_series_insert(db, &r, &id);
+		db_series_store_picked(db, id, &sr, "queued", "built");
+		db_sched_set_priority(db, id, SCHED_PRIO_INTERACTIVE);
+		sid2 = id;
+	}
+	buf_reset(&why);
+	b = sched_auto_boots(db, sid2, "c-x", o.alpha, 1000, &why);
+	is_int(b, want, "auto: the boots a 4%% claim needs: %s",
+	    why.data ? why.data : "");
+	buf_reset(&why);
+	ok(sched_auto_boots(db, sid2, "c-x", o.alpha, 3, &why) == 3 &&
+	    why.data && strstr(why.data, "capped"), "auto: capped by the "
+	    "budget: %s", why.data ? why.data : "");
+	sched_request_store(db, sid2, NULL, SCHED_BOOTS_AUTO);
+	compare(sid2);
+	sched_get(db, sid2, &c);
+	b = want > app.settings.sched.max_boots ?
+	    app.settings.sched.max_boots : want;
+	is_int(c.boots, b, "auto: the comparison plans those boots");
+	is_int(c.looks, 1, "auto: in one look (all of alpha there)");
+	sched_comparison_release(&c);
+	noise_release(&nz);
+	buf_release(&why);
+	buf_release(&err);
+}
+
 /* built -> running through the pipeline, from recorded builds. */
 static void
 test_stage_from_builds(void)
@@ -996,6 +1099,7 @@ main(void)
 	test_one_class();
 	test_shipped_matrices();
 	test_request();
+	test_auto_boots();
 	test_stage_from_builds();
 	test_api();
 	app_db_close_thread();
