@@ -8,7 +8,8 @@
 #   make SANITIZE=address,undefined   objects and binaries under build/san/
 #   make fuzz            libFuzzer targets over every parser of outside input
 #                        (FUZZ_SECONDS=600 per target: the longer campaign)
-#   make bench-build, bench-load, bench-stats   benchmarks that print figures
+#   make bench-NAME      tests/bench/NAME.sh, a benchmark that prints figures
+#                        (build, load, stats, e2e, http, changepoint, ...)
 #
 # Sources are found by wildcard: a new daemon/foo.c is part of the daemon.
 # Every directory's main lives in a file named after its binary.

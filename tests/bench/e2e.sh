@@ -4,16 +4,19 @@
 # apply, build (the patched kernel, incremental from the cached base),
 # boots (A/B on the qemu agent) and analysis (last upload -> verdict).
 #
-# The series is the lru-delay calibration with its delay changed to 21 us
-# (a new commit, so the patched build is a real incremental build, not a
-# cache hit) under fresh message-ids, on a local public-inbox.  The matrix
+# The series is the lru-delay calibration with its delay changed to
+# 21..99 us, a value of the clock's (new source, so the patched build is a
+# real incremental build, not a cache hit of an earlier run) under fresh
+# message-ids, on a local public-inbox.  The matrix
 # is the daemon's default for the series (the suites its files touch),
 # unless BENCH_MATRIX names a file.  Target (issue 11): a verdict within
-# 15 minutes of submission on a warm base.
+# 15 minutes of submission on a warm base.  The boots are the daemon's
+# default plan (3 per side at the first look, up to 12, the verdict
+# published at the first look that decides), unless BENCH_BOOTS sets the
+# first look (BENCH_BOOTS=6: 6 per side, up to 12).
 #
 # The base build is kernel-lib.sh's shared reference build: the first run
 # on a fresh machine builds it (~10 min) before the clock starts.
-# BENCH_BOOTS (default 6) boots per side.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 : "${KPERFCI_BIN:=$SRC/bin}"
@@ -39,7 +42,9 @@ wait_http() {
 . "$SRC/tests/pi-lib.sh"
 . "$SRC/tests/kernel-lib.sh"
 
-BOOTS=${BENCH_BOOTS:-6}
+BOOTS=${BENCH_BOOTS:-}
+plan=
+[ -n "$BOOTS" ] && plan="\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $((2 * BOOTS))"
 die() { echo "bench-e2e: $*" >&2; exit 1; }
 
 REPO=$(kernel_ref_tree) || die "no reference tree"
@@ -49,21 +54,21 @@ kernel_ref_bzimage >/dev/null || die "reference build failed"
 # the series: lru-delay at 21 us, new message-ids
 tag=bench-e2e-$(date +%s)
 sed -e "s/kperfci-calibration-lru-delay/kperfci-$tag/g" \
-    -e 's/lru_delay_us = 20;/lru_delay_us = 21;/' \
+    -e "s/lru_delay_us = 20;/lru_delay_us = $((21 + $(date +%s) % 79));/" \
     "$SRC/patches/lru-delay.mbox" >"$T/series.mbox"
 pi_start test >/dev/null || die "public-inbox did not start"
 pi_import test "$T/series.mbox" || die "import failed"
 URL="${PI_URL}test/kperfci-$tag-0@kperfci.invalid/"
 
 matrix=
-[ -n "${BENCH_MATRIX:-}" ] && matrix="\nmatrix = $BENCH_MATRIX"
-kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 300\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $((2 * BOOTS))$matrix\n$(ka_section q1)"
+[ -n "${BENCH_MATRIX:-}" ] && matrix="\n[sched]\nmatrix = $BENCH_MATRIX"
+kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 300$plan$matrix\n$(ka_section q1)"
 kd_start || die "kperfcid did not start"
 ka_config q1 "backend = qemu\n[qemu]\nicount = shift=3,sleep=off\naccel = tcg\nsockets = 2\ncores-per-socket = 2\nmemory-per-node = 512\nboot-timeout = 180\njob-timeout = 900"
 ka_start q1
 ka_wait_log q1 "registered|class" 60 >/dev/null || die "the agent did not register"
 
-echo "== submitting $URL ($BOOTS boots per side)"
+echo "== submitting $URL (${BOOTS:-the default plan's} boots per side)"
 t0=$(date +%s)
 id=$(curl -fs -H 'Content-Type: application/json' \
     -d "{\"url\": \"$URL\"}" "$KD_URL/api/v1/series" | jq -r .id)
