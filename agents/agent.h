@@ -288,6 +288,9 @@ int	qemu_run_job(const struct agent_conf *, const json_t *job,
 json_t	*qemu_topology(const struct agent_conf *);
 /* "kvm" or "tcg", probed once with bzimage and remembered. */
 const char *qemu_accel(const struct agent_conf *, const char *bzimage);
+/* The same, sending heartbeats through progress while the probe runs. */
+const char *qemu_accel_progress(const struct agent_conf *,
+	    const char *bzimage, agent_progress_fn, void *arg);
 /* The qemu argv (for tests and the bench). */
 void	qemu_argv(const struct agent_conf *, const char *accel,
 	    const char *bzimage, const char *initrd, const char *append,

@@ -392,14 +392,55 @@ file_has(const char *path, const char *needle)
 	return found;
 }
 
+/*
+ * Runs the probe guest, sending heartbeats (progress "probing KVM") while
+ * it boots: the probe may take its whole timeout, longer than a lease.
+ */
+static void
+qemu_probe_run(const struct agent_conf *c, struct qargv *a,
+    const char *console, agent_progress_fn progress, void *arg)
+{
+	struct qrun r;
+	pthread_t th;
+	double t0 = now(), last_hb = t0;
+
+	memset(&r, 0, sizeof(r));
+	r.run.argv = (const char *const *)a->v;
+	r.run.timeout_sec = c->kvm_probe_timeout;
+	r.run.log_path = console;
+	r.run.cancel = &r.cancel;
+	if (pthread_create(&th, NULL, qemu_thread, &r) != 0) {
+		run_cmd(&r.run);
+		return;
+	}
+	while (!r.finished) {
+		usleep(250000);
+		if (agent_stopping)
+			r.cancel = 1;
+		if (progress && now() - last_hb >= c->heartbeat_seconds) {
+			last_hb = now();
+			progress(arg, "probing KVM");
+		}
+	}
+	pthread_join(th, NULL);
+	log_info("qemu: KVM probe ran %.1f s (%s)", now() - t0,
+	    run_status(&r.run));
+}
+
 const char *
 qemu_accel(const struct agent_conf *c, const char *bzimage)
+{
+	return qemu_accel_progress(c, bzimage, NULL, NULL);
+}
+
+const char *
+qemu_accel_progress(const struct agent_conf *c, const char *bzimage,
+    agent_progress_fn progress, void *arg)
 {
 	char *path, *dir, *initrd, *console, *results, line[16] = "";
 	struct buf err = BUF_INIT(1024);
 	const char *ans = "tcg";
 	struct qargv a;
-	struct run r = { 0 };
 	FILE *f;
 
 	if (strcmp(c->accel, "auto") != 0)
@@ -434,14 +475,11 @@ qemu_accel(const struct agent_conf *c, const char *bzimage)
 	   READY within the timeout counts. */
 	qemu_build_argv(c, "kvm", bzimage, initrd,
 	    "console=ttyS0 panic=-1 quiet", console, results, &a);
-	r.argv = (const char *const *)a.v;
-	r.timeout_sec = c->kvm_probe_timeout;
-	r.log_path = console;
-	run_cmd(&r);
+	qemu_probe_run(c, &a, console, progress, arg);
 	if (file_has(results, "KPERFCI READY"))
 		ans = "kvm";
-	log_info("qemu: KVM probe %s (%s): using %s", ans[0] == 'k' ?
-	    "booted" : "failed", run_status(&r), ans);
+	log_info("qemu: KVM probe %s: using %s", ans[0] == 'k' ?
+	    "booted" : "failed", ans);
 	for (int i = 0; i < a.n; i++)
 		free(a.v[i]);
 decided:
@@ -698,7 +736,7 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 		goto out;
 	}
 	t_build = now() - t_build;
-	accel = qemu_accel(c, bzimage);
+	accel = qemu_accel_progress(c, bzimage, progress, arg);
 	qemu_job_argv(&j, job, accel, bzimage, initrd, console, &a);
 	j.r->run.argv = (const char *const *)a.v;
 	j.r->run.timeout_sec = c->job_timeout;
