@@ -919,9 +919,9 @@ test_auto_boots(void)
 	is_int(b, want, "auto: the boots a 4%% claim needs: %s",
 	    why.data ? why.data : "");
 	buf_reset(&why);
-	ok(sched_auto_boots(db, sid2, "c-x", o.alpha, 3, &why) == 3 &&
-	    why.data && strstr(why.data, "capped"), "auto: capped by the "
-	    "budget: %s", why.data ? why.data : "");
+	b = sched_auto_boots(db, sid2, "c-x", o.alpha, 3, &why);
+	ok(b == 3 && why.data && strstr(why.data, "capped"), "auto: capped "
+	    "by the budget: %s", why.data ? why.data : "");
 	sched_request_store(db, sid2, NULL, SCHED_BOOTS_AUTO);
 	compare(sid2);
 	sched_get(db, sid2, &c);
