@@ -101,6 +101,10 @@ curl -fs "$KD_URL/api/v1/series/$id/comparison" >"$T/c.json"
 verdict=$(jq -r .verdict "$T/c.json")
 end=$(date +%s)
 
+# a state shorter than the poll is never seen: the next one's time
+# stands for it (a build that ends within the second after it starts)
+[ -n "${at_built:-}" ] || at_built=${at_running:-}
+[ -n "${at_applied:-}" ] || at_applied=${at_built:-}
 ph() { [ -n "$2" ] && [ -n "$1" ] && echo $(($2 - $1)) || echo "-"; }
 echo
 echo "phase          seconds"
