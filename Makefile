@@ -105,8 +105,10 @@ $(BIN)/kperfcid: $(call obj,daemon/kperfcid.c) $(DAEMON_A) $(CORE_A) \
 	@mkdir -p $(dir $@)
 	$(LINK)
 
-# The CLI links the core only: it never sees the daemon's store or pages.
-$(BIN)/kperfci: $(call obj,cli/kperfci.c) $(CLI_A) $(CORE_A) $(LIB_A)
+# The CLI links the core only (and the workload table, to check a matrix
+# before it is sent): it never sees the daemon's store or pages.
+$(BIN)/kperfci: $(call obj,cli/kperfci.c) $(CLI_A) $(CORE_A) $(LOAD_A) \
+    $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(LINK)
 

@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "core/matrix_check.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 
@@ -356,6 +357,20 @@ cmd_submit(int argc, char **argv)
 		    mtext.overflow ? "larger than 1 MiB" :
 		    "no such file or unreadable");
 		goto out;
+	}
+	/* the daemon's check, here, so the error names the user's file */
+	if (s.matrix) {
+		struct buf err = BUF_INIT(4096);
+
+		if (matrix_check(s.matrix, mtext.data ? mtext.data : "",
+		    mtext.len, &err) != 0) {
+			fprintf(stderr, "kperfci: %s\n", err.data ?
+			    err.data : "bad matrix");
+			buf_release(&err);
+			rc = 2;
+			goto out;
+		}
+		buf_release(&err);
 	}
 	if (s.mbox ? submit_mbox(&s, &j) != 0 :
 	    submit_url(&s, argv[optind], &mtext, &j) != 0)

@@ -139,6 +139,19 @@ like "between 1 and 1000" "$T/cli.out" "it says the range"
 "$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" \
     --matrix "$T/none" --no-follow >"$T/cli.out" 2>&1
 is "$?" 2 "kperfci submit --mbox with --matrix: a usage error"
+# a bad matrix is refused before anything is sent, naming the file and line
+n0=$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')
+printf '# mine\n[run "a"]\nworkload = fault-free\nmode = huge\n' >"$T/bad.conf"
+"$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --matrix "$T/bad.conf" \
+    --no-follow "$KD_URL/no/such@thread/" >"$T/cli.out" 2>&1
+is "$?" 2 "kperfci submit --matrix with a bad matrix: refused"
+like "bad.conf:2: run \"a\": fault-free: --mode \"huge\"" "$T/cli.out" \
+    "the error names the user's file, line, run and value"
+is "$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')" "$n0" \
+    "nothing was submitted"
+"$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" \
+    --boots auto --no-follow >"$T/auto.out" 2>&1
+is "$?" 0 "kperfci submit --boots auto: accepted"
 P=$("$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" \
     --boots 1 --no-follow)
 ok "second series reaches running" kd_wait_state "$P" running 60
