@@ -87,8 +87,8 @@ lore_split(const char *url, struct uparts *u, struct buf *err)
 	}
 	if (!(h = curl_url()))
 		goto oom;
-	rc = curl_url_set(h, CURLUPART_URL, url,
-	    CURLU_PATH_AS_IS | CURLU_NON_SUPPORT_SCHEME);
+	/* the scheme is http or https (checked above): curl knows both */
+	rc = curl_url_set(h, CURLUPART_URL, url, CURLU_PATH_AS_IS);
 	if (rc == CURLUE_OK && lore_part(h, CURLUPART_SCHEME, 0, &u->scheme))
 		rc = CURLUE_BAD_SCHEME;
 	if (rc == CURLUE_OUT_OF_MEMORY)
@@ -96,12 +96,6 @@ lore_split(const char *url, struct uparts *u, struct buf *err)
 	if (u->scheme)
 		for (i = 0; u->scheme[i]; i++)
 			u->scheme[i] = tolower((unsigned char)u->scheme[i]);
-	if (rc == CURLUE_OK && strcmp(u->scheme, "http") &&
-	    strcmp(u->scheme, "https")) {
-		buf_addf(err, "only http and https lore URLs are accepted, "
-		    "not '%.20s'", u->scheme);
-		goto out;
-	}
 	if (rc == CURLUE_OK && (curl_url_get(h, CURLUPART_USER, &v, 0) ==
 	    CURLUE_OK || curl_url_get(h, CURLUPART_PASSWORD, &v, 0) ==
 	    CURLUE_OK)) {

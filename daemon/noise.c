@@ -13,20 +13,15 @@
 #include "daemon/noise.h"
 #include "lib/xalloc.h"
 
-/* sum of (n - 1) s^2 kept in cv_pct until noise_finish */
+/* The row's entry, a new one when it has none yet. */
 static struct noise_row *
 noise_slot(struct noise *nz, const struct stats_row *r)
 {
-	struct noise_row *e;
-	size_t i;
+	struct noise_row *e = (struct noise_row *)noise_find(nz, r->workload,
+	    r->params, r->metric);
 
-	for (i = 0; i < nz->n; i++) {
-		e = &nz->v[i];
-		if (!strcmp(e->workload, r->workload) &&
-		    !strcmp(e->params, r->params) &&
-		    !strcmp(e->metric, r->metric))
-			return e;
-	}
+	if (e)
+		return e;
 	if (nz->n == nz->cap) {
 		nz->cap = nz->cap ? 2 * nz->cap : 32;
 		nz->v = xrealloc(nz->v, nz->cap * sizeof(*nz->v));
@@ -71,11 +66,9 @@ noise_add_result(struct noise *nz, const char *text)
 			if (dof == 0)
 				continue;
 			e = noise_slot(nz, r);
-			/* cv_pct holds the running sum until the end */
-			e->cv_pct = (e->dof ? e->cv_pct * e->cv_pct * e->dof :
-			    0) + ss;
+			e->ss += ss;
 			e->dof += dof;
-			e->cv_pct = sqrt(e->cv_pct / e->dof);
+			e->cv_pct = sqrt(e->ss / e->dof);
 			e->ncomparisons++;
 		}
 		nz->ncomparisons++;

@@ -23,7 +23,8 @@ struct db;
 struct noise_row {
 	char	*workload, *params, *metric;
 	int	 better;	/* +1 higher is better, -1 lower */
-	double	 cv_pct;	/* pooled per-boot % stddev */
+	double	 cv_pct;	/* pooled per-boot % stddev: sqrt(ss / dof) */
+	double	 ss;		/* sum of (boots - 1) stddev^2 pooled */
 	int	 dof;		/* sum of (boots - 1) pooled */
 	int	 ncomparisons;	/* comparisons that measured it */
 };

@@ -96,11 +96,6 @@ sched_budget(int want, struct sched_budget *b)
 		b->max = b->boots;
 }
 
-/* "boots": "auto": one look of the boots the claims need, or [sched]'s
-   plan when none can be planned for (sched_auto_boots); why in changes. */
-static void sched_budget_auto(struct db *, long long sid, const char *class,
-    struct sched_budget *, json_t *changes);
-
 /* ---- submission -------------------------------------------------------- */
 
 int
@@ -689,6 +684,8 @@ out:
 	return need;
 }
 
+/* "boots": "auto": one look of the boots the claims need, or [sched]'s
+   plan when none can be planned for (sched_auto_boots); why in changes. */
 static void
 sched_budget_auto(struct db *db, long long sid, const char *class,
     struct sched_budget *b, json_t *changes)
