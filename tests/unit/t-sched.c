@@ -888,6 +888,12 @@ test_auto_boots(void)
 	    "finished");
 	ok(noise_class(db, "c-x", 0, &nz) == 0 && nz.ncomparisons == 1,
 	    "auto: the class has one finished comparison");
+	/* a stored result that does not parse is skipped, the rest kept */
+	noise_add_result(&nz, "{\"rows\": 7");
+	noise_add_result(&nz, "[1, 2]");
+	noise_add_result(&nz, NULL);
+	ok(nz.ncomparisons == 1 && nz.n >= 1, "auto: unparseable results "
+	    "are skipped, nothing pooled is lost");
 	nr = noise_find(&nz, "fault-free", "mode=shmem,tasks=2",
 	    "pages_per_sec");
 	ok(nr && nr->dof == 14 && nr->cv_pct > 0.3 && nr->cv_pct < 3,
