@@ -825,6 +825,10 @@ claims_sentence(struct claims_ctx *x, const char *s, size_t len)
 		free(x->caption);
 		x->caption = xstrndup(s, len);
 	}
+	/* the prefix points into the paragraph's buffer, which the next
+	   line may move: it speaks for this sentence's claims only */
+	x->prefix.s = NULL;
+	x->prefix.len = 0;
 	buf_release(&words);
 }
 

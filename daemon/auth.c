@@ -486,3 +486,27 @@ auth_guard(struct http_req *r, const struct route *rt,
 		    r->peer ? r->peer : "outside this host");
 	return 0;
 }
+
+int
+auth_preflight(struct http_req *r, const struct route *rt,
+    struct http_resp *resp)
+{
+	if (strcmp(r->method, "POST"))
+		return HTTP_WHO_ANON;
+	if (rt->flags & ROUTE_FORM) {
+		/* the CSRF token and the form's own token are in the body:
+		   the guard runs in full once it is read */
+		if (!http_content_type_is(r,
+		    "application/x-www-form-urlencoded"))
+			return auth_fail(rt, resp, 415, "Content-Type: a form "
+			    "post must be application/x-www-form-urlencoded");
+		return HTTP_WHO_ANON;
+	}
+	if (auth_guard(r, rt, resp) < 0)
+		return -1;
+	if (!(rt->flags & ROUTE_AGENT))
+		return HTTP_WHO_USER;
+	if (agent_authorize(r, NULL, resp) < 0)
+		return -1;
+	return HTTP_WHO_AGENT;
+}

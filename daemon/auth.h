@@ -61,6 +61,17 @@ int	 auth_guard(struct http_req *, const struct route *,
 	    struct http_resp *);
 
 /*
+ * The hook http.c runs on a request's headers before reading its body
+ * (routes.c): the principal whose share of the body budget it draws on
+ * (enum http_principal), or -1 with resp set.  A POST runs the guard
+ * (web forms, whose CSRF token is in the body, only their Content-Type)
+ * and an agent route the agent token check, so nothing is reserved for a
+ * request that would be refused.
+ */
+int	 auth_preflight(struct http_req *, const struct route *,
+	    struct http_resp *);
+
+/*
  * Who sent req.  0 with *who (AUTH_ANON when no token and not trusted
  * loopback), or -1 with 403 in resp when a token was sent that nobody
  * holds.  form: also read the urlencoded body's "token" field.

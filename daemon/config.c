@@ -95,6 +95,7 @@ const struct config_key config_keys[] = {
 	{ "http", "max_connections", CONFIG_INT, "1000", check_positive, 0 },
 	{ "http", "per_ip_connections", CONFIG_INT, "32", check_positive, 0 },
 	{ "http", "timeout", CONFIG_INT, "30", check_positive, 0 },
+	{ "http", "min_rate", CONFIG_SIZE, "16K", check_positive, 0 },
 	/* Bytes of GET responses kept until the store changes (0: off). */
 	{ "http", "cache", CONFIG_SIZE, "64M", NULL, 0 },
 	/* Submissions (POST /api/v1/series, the form) per submitter: a

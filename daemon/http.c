@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -552,6 +553,7 @@ out:
 #define HTTP_DEF_CONNECTIONS	1000
 #define HTTP_DEF_PER_IP		32
 #define HTTP_DEF_TIMEOUT	30
+#define HTTP_DEF_MIN_RATE	(16u << 10)
 /* Bodies up to this size stay in memory; larger ones go to the spool. */
 #define HTTP_SPOOL_OVER		(64u << 10)
 
@@ -559,7 +561,22 @@ struct http_server {
 	struct MHD_Daemon *mhd;
 	struct http_opts opts;
 	int	 port;
-	size_t	 inflight;		/* body bytes held; __atomic */
+	size_t	 inflight[HTTP_WHO_N];	/* body bytes held; __atomic */
+};
+
+/* Each principal's share of max_inflight, in eighths (http.h). */
+static const unsigned http_eighths[HTTP_WHO_N] = {
+	[HTTP_WHO_ANON] = 1,
+	[HTTP_WHO_USER] = 3,
+	[HTTP_WHO_AGENT] = 4,
+	[HTTP_WHO_ANY] = 8,
+};
+
+static const char *const http_who_name[HTTP_WHO_N] = {
+	[HTTP_WHO_ANON] = "anonymous clients",
+	[HTTP_WHO_USER] = "submitters",
+	[HTTP_WHO_AGENT] = "agents",
+	[HTTP_WHO_ANY] = "all clients",
 };
 
 /* Why a body is not dispatched to its handler. */
@@ -574,6 +591,9 @@ enum http_refuse {
 struct http_conn {
 	struct http_req req;
 	enum http_refuse refuse;
+	enum http_principal who;	/* whose share the body draws on */
+	char	 peer[INET6_ADDRSTRLEN];
+	time_t	 start;			/* when the headers were complete */
 	size_t	 held;			/* bytes counted in s->inflight */
 	size_t	 received;
 	int	 spool;			/* -1, or the body's unnamed file */
@@ -638,27 +658,53 @@ http_send(struct MHD_Connection *c, struct http_resp *resp, int head)
 	return ret;
 }
 
-/* Counts n more body bytes against max_inflight: 0, or -1 when over. */
+size_t
+http_share(const struct http_server *s, enum http_principal who)
+{
+	return s->opts.max_inflight / 8 * http_eighths[who];
+}
+
+/* Counts n more body bytes against the principal's share of
+   max_inflight: 0, or -1 when over. */
 static int
 http_hold(struct http_server *s, struct http_conn *hc, size_t n)
 {
-	size_t now = __atomic_add_fetch(&s->inflight, n, __ATOMIC_RELAXED);
+	size_t now = __atomic_add_fetch(&s->inflight[hc->who], n,
+	    __ATOMIC_RELAXED);
 
 	hc->held += n;
-	return now > s->opts.max_inflight ? -1 : 0;
+	return now > http_share(s, hc->who) ? -1 : 0;
 }
 
 static void
 http_unhold(struct http_server *s, struct http_conn *hc)
 {
-	__atomic_sub_fetch(&s->inflight, hc->held, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->inflight[hc->who], hc->held, __ATOMIC_RELAXED);
 	hc->held = 0;
 }
 
 size_t
 http_inflight(const struct http_server *s)
 {
-	return __atomic_load_n(&s->inflight, __ATOMIC_RELAXED);
+	size_t n = 0;
+	int w;
+
+	for (w = 0; w < HTTP_WHO_N; w++)
+		n += __atomic_load_n(&s->inflight[w], __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * A body that arrives too slowly: once [http] timeout seconds have passed,
+ * the bytes received must keep up with min_rate for the time since.  MHD's
+ * own timeout is an idle one, which a byte every few seconds resets.
+ */
+static int
+http_too_slow(const struct http_server *s, const struct http_conn *hc)
+{
+	time_t late = time(NULL) - hc->start - (time_t)s->opts.timeout;
+
+	return late > 0 && hc->received < (size_t)late * s->opts.min_rate;
 }
 
 /* An unnamed 0600 file in the spool directory; -1 (logged) on failure. */
@@ -806,53 +852,15 @@ http_refusal(struct http_server *s, struct http_conn *hc,
 	rt = http_route_match(s->opts.tables, &hc->req, &st);
 	if (hc->refuse == HTTP_BODY_BUSY) {
 		buf_addf(&msg, "server busy: request bodies being received "
-		    "exceed [http] max_inflight (%zu bytes); try again later",
-		    s->opts.max_inflight);
+		    "from %s exceed their share of [http] max_inflight (%zu "
+		    "of %zu bytes); try again later", http_who_name[hc->who],
+		    http_share(s, hc->who), s->opts.max_inflight);
 		http_error_for(&hc->req, rt, resp, 503, msg.data);
 		http_resp_header(resp, "Retry-After", "10");
 	} else
 		http_error_for(&hc->req, rt, resp, 500, "the request body "
 		    "could not be stored for reading (see the daemon log)");
 	buf_release(&msg);
-}
-
-/* First call for a request: collect it, refuse what cannot be read. */
-static enum MHD_Result
-http_begin(struct http_server *s, struct MHD_Connection *c,
-    const char *url, const char *method, void **con_cls)
-{
-	struct http_conn *hc = xcalloc(1, sizeof(*hc));
-	struct http_resp resp;
-	const char *cl;
-	unsigned long long len = 0;
-	enum MHD_Result ret;
-	size_t max;
-
-	max = http_route_limits(s->opts.tables, method, url,
-	    s->opts.max_body, &hc->flags);
-	http_req_init(&hc->req, method, url, max);
-	hc->spool = -1;
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, http_collect,
-	    &hc->req);
-	MHD_get_connection_values(c, MHD_HEADER_KIND, http_collect, &hc->req);
-	*con_cls = hc;
-	/* Refuse a declared oversize body, or one the server has no room
-	   for now, before reading any of it. */
-	if ((cl = http_header(&hc->req, "Content-Length")))
-		len = strtoull(cl, NULL, 10);
-	if (len > max)
-		hc->refuse = HTTP_BODY_TOO_BIG;
-	else if (len && http_hold(s, hc, len) < 0)
-		hc->refuse = HTTP_BODY_BUSY;
-	if (hc->refuse == HTTP_BODY_OK)
-		return MHD_YES;
-	http_resp_init(&resp);
-	http_refusal(s, hc, &resp);
-	ret = http_send(c, &resp, 0);
-	http_resp_release(&resp);
-	http_unhold(s, hc);
-	hc->refuse = HTTP_BODY_ANSWERED;
-	return ret;
 }
 
 static void
@@ -873,6 +881,76 @@ http_peer(struct MHD_Connection *c, char *peer, size_t sz)
 		    sin6_addr, peer, sz);
 }
 
+/*
+ * The principal of a request (http.h), or -1 with resp filled: the route's
+ * preflight on its headers.  Requests with no route, and tables a test
+ * passes, are not checked here (dispatch answers them).
+ */
+static int
+http_preflight(struct http_server *s, struct http_conn *hc,
+    struct http_resp *resp)
+{
+	const struct route *rt;
+	int st;
+
+	if (s->opts.tables || !http_route_preflight)
+		return HTTP_WHO_ANY;
+	if (!(rt = http_route_match(NULL, &hc->req, &st)))
+		return HTTP_WHO_ANON;
+	return http_route_preflight(&hc->req, rt, resp);
+}
+
+/* First call for a request: collect it, refuse what cannot be read. */
+static enum MHD_Result
+http_begin(struct http_server *s, struct MHD_Connection *c,
+    const char *url, const char *method, void **con_cls)
+{
+	struct http_conn *hc = xcalloc(1, sizeof(*hc));
+	struct http_resp resp;
+	const char *cl;
+	unsigned long long len = 0;
+	enum MHD_Result ret;
+	size_t max;
+	int who;
+
+	max = http_route_limits(s->opts.tables, method, url,
+	    s->opts.max_body, &hc->flags);
+	http_req_init(&hc->req, method, url, max);
+	hc->spool = -1;
+	hc->start = time(NULL);
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, http_collect,
+	    &hc->req);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, http_collect, &hc->req);
+	http_peer(c, hc->peer, sizeof(hc->peer));
+	hc->req.peer = *hc->peer ? hc->peer : NULL;
+	*con_cls = hc;
+	http_resp_init(&resp);
+	/* Who is asking, from the headers alone: a request that would be
+	   refused is refused before its body is read or room held for it. */
+	if ((who = http_preflight(s, hc, &resp)) < 0)
+		goto answer;
+	hc->who = who;
+	/* Refuse a declared oversize body, or one the server has no room
+	   for now, before reading any of it. */
+	if ((cl = http_header(&hc->req, "Content-Length")))
+		len = strtoull(cl, NULL, 10);
+	if (len > max)
+		hc->refuse = HTTP_BODY_TOO_BIG;
+	else if (len && http_hold(s, hc, len) < 0)
+		hc->refuse = HTTP_BODY_BUSY;
+	if (hc->refuse == HTTP_BODY_OK) {
+		http_resp_release(&resp);
+		return MHD_YES;
+	}
+	http_refusal(s, hc, &resp);
+answer:
+	ret = http_send(c, &resp, 0);
+	http_resp_release(&resp);
+	http_unhold(s, hc);
+	hc->refuse = HTTP_BODY_ANSWERED;
+	return ret;
+}
+
 static enum MHD_Result
 http_access(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload,
@@ -882,7 +960,6 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 	struct http_conn *hc = *con_cls;
 	struct http_resp resp;
 	enum MHD_Result ret;
-	char peer[INET6_ADDRSTRLEN] = "";
 
 	if (!hc)
 		return http_begin(s, c, url, method, con_cls);
@@ -890,6 +967,13 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 		/* A refused body is consumed, but none of it is kept. */
 		http_body_chunk(s, hc, upload, *upload_size);
 		*upload_size = 0;
+		if (http_too_slow(s, hc)) {
+			log_info("http: %s %s from %s: body cut at %zu bytes "
+			    "after %lld s (slower than [http] min_rate)",
+			    method, url, *hc->peer ? hc->peer : "?",
+			    hc->received, (long long)(time(NULL) - hc->start));
+			return MHD_NO;
+		}
 		return MHD_YES;
 	}
 	if (hc->refuse == HTTP_BODY_ANSWERED)
@@ -900,8 +984,6 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 	if (hc->refuse != HTTP_BODY_OK) {
 		http_refusal(s, hc, &resp);
 	} else {
-		http_peer(c, peer, sizeof(peer));
-		hc->req.peer = *peer ? peer : NULL;
 		hc->req.db = s->opts.thread_db ? s->opts.thread_db() : NULL;
 		http_route_dispatch(s->opts.tables, &hc->req, &resp);
 	}
@@ -909,7 +991,6 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 	ret = http_send(c, &resp, !strcmp(method, "HEAD"));
 	http_resp_release(&resp);
 	http_body_unmap(hc);
-	hc->req.peer = NULL;
 	return ret;
 }
 
@@ -953,6 +1034,8 @@ http_opts_defaults(struct http_opts *o)
 		o->per_ip_connections = HTTP_DEF_PER_IP;
 	if (!o->timeout)
 		o->timeout = HTTP_DEF_TIMEOUT;
+	if (!o->min_rate)
+		o->min_rate = HTTP_DEF_MIN_RATE;
 	if (o->spool && mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 		log_warn("http: spool directory %s", o->spool);
 }

@@ -30,9 +30,14 @@
  * refused with 413 naming the limit before the handler runs.  The server
  * keeps a small body in memory and streams a larger one to an unnamed
  * 0600 file under [http] spool (the store's tmp/); the handler sees it
- * mapped read-only as req->body either way.  All bodies being received
- * count against [http] max_inflight: past it a request is answered 503
- * naming the limit, before its body is read.
+ * mapped read-only as req->body either way.  Before any of a body is
+ * read, http_route_preflight checks the headers (Host, Origin,
+ * Content-Type, the token the route needs): a request that would be
+ * refused is refused then.  The bodies being received count against
+ * their principal's share of [http] max_inflight: past it a request is
+ * answered 503 naming the limit, before its body is read.  A body that
+ * comes slower than [http] min_rate once [http] timeout has passed is
+ * cut, however steadily its bytes trickle in.
  *
  * A response is a buffer, or an open file (http_reply_file) that the
  * server sends from the descriptor without reading it into memory.
@@ -179,6 +184,29 @@ extern int (*const http_route_guard)(struct http_req *, const struct route *,
 	    struct http_resp *);
 
 /*
+ * Who is sending a body, as far as its headers tell (http_route_preflight
+ * decides it before a byte of the body is read or any room reserved for
+ * it).  Each principal has its own share of [http] max_inflight, so no
+ * kind of client can starve another: an anonymous client (only web forms
+ * may post without a token; every other POST without one is answered 401
+ * from its headers) cannot hold the room agents need to upload.
+ */
+enum http_principal {
+	HTTP_WHO_ANON,			/* 1/8 of max_inflight */
+	HTTP_WHO_USER,			/* submitters, admin, local: 3/8 */
+	HTTP_WHO_AGENT,			/* a configured agent's token: 1/2 */
+	HTTP_WHO_ANY,			/* tables a test passes: all of it */
+	HTTP_WHO_N
+};
+/*
+ * Runs on a request's headers, before its body (routes.c:
+ * auth_preflight): the principal, or -1 with resp filled (the request is
+ * answered without reading its body).
+ */
+extern int (*const http_route_preflight)(struct http_req *,
+	    const struct route *, struct http_resp *);
+
+/*
  * Finds the route for (method, path), fills req->params.  Returns the
  * route, or NULL with *status 404 (no path matched) or 405 (path matched,
  * method did not).  tables NULL means http_route_tables.
@@ -216,6 +244,9 @@ struct http_opts {
 	unsigned max_connections;	/* open connections (1000) */
 	unsigned per_ip_connections;	/* from one address (32) */
 	unsigned timeout;		/* idle seconds before a close (30) */
+	size_t	 min_rate;		/* a body slower than this many bytes
+					   a second, once timeout seconds
+					   have passed, is cut (16K) */
 };
 
 struct http_server;
@@ -223,8 +254,11 @@ struct http_server;
 struct http_server *http_start(const struct http_opts *);
 /* The port actually bound (useful with port 0). */
 int	 http_port(const struct http_server *);
-/* Body bytes being received now (what max_inflight bounds). */
+/* Body bytes being received now (what max_inflight bounds), all
+   principals together. */
 size_t	 http_inflight(const struct http_server *);
+/* A principal's share of max_inflight (bytes). */
+size_t	 http_share(const struct http_server *, enum http_principal);
 void	 http_stop(struct http_server *);
 
 #endif

@@ -152,6 +152,7 @@ kperfcid_http(const struct settings *set, char **spool)
 	ho.max_connections = set->http.max_connections;
 	ho.per_ip_connections = set->http.per_ip_connections;
 	ho.timeout = set->http.timeout;
+	ho.min_rate = set->http.min_rate;
 	kperfcid_nofile(ho.max_connections);
 	http_cache_size(set->http.cache);
 	srv = http_start(&ho);

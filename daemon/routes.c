@@ -28,3 +28,6 @@ const struct route *const http_route_tables[] = {
 
 int (*const http_route_guard)(struct http_req *, const struct route *,
     struct http_resp *) = auth_guard;
+
+int (*const http_route_preflight)(struct http_req *, const struct route *,
+    struct http_resp *) = auth_preflight;

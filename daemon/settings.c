@@ -62,6 +62,7 @@ settings_daemon(const struct config *c, struct settings *s)
 	s->http.per_ip_connections = (int)config_int(c, "http", NULL,
 	    "per_ip_connections");
 	s->http.timeout = (int)config_int(c, "http", NULL, "timeout");
+	s->http.min_rate = config_int(c, "http", NULL, "min_rate");
 	s->http.cache = config_int(c, "http", NULL, "cache");
 	s->http.submit_burst = (int)config_int(c, "http", NULL,
 	    "submit_burst");

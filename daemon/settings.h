@@ -56,7 +56,7 @@ struct settings {
 		long long	 max_body;
 	} daemon;
 	struct {
-		long long	 max_inflight, cache, upload_quota;
+		long long	 max_inflight, cache, upload_quota, min_rate;
 		int		 max_connections, per_ip_connections, timeout;
 		int		 submit_burst, submit_per_hour;
 	} http;

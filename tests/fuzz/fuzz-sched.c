@@ -9,9 +9,11 @@
 
 #include <jansson.h>
 
+#include "core/matrix_check.h"
 #include "daemon/app.h"
 #include "daemon/config.h"
 #include "daemon/sched.h"
+#include "lib/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,9 +36,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (j == NULL)
 		return 0;
 	if (sched_request_parse(j, &matrix, &boots, &err) == 0) {
-		if (boots < 0 || boots > app.settings.sched.max_boots)
+		/* a count in range, or "auto" (the scheduler's plan) */
+		if (boots != SCHED_BOOTS_AUTO && (boots < 0 ||
+		    boots > app.settings.sched.max_boots))
 			abort();
-		if (matrix && !strstr(matrix, "[run "))
+		/* an accepted matrix is one kperfci-load's checks accept
+		   (at least one run, in whatever INI spelling: `[run"a"]`
+		   is as good as `[run "a"]`) and within the protocol's cap */
+		if (matrix && (strlen(matrix) > PROTO_MAX_MATRIX ||
+		    matrix_check("matrix", matrix, strlen(matrix), &err) < 0))
 			abort();
 	} else if (err.len == 0) {
 		abort();	/* refused without saying why */

@@ -420,7 +420,7 @@ test_server_bounds(void)
 	ok(out.data && strstr(out.data, exp), "and read whole");
 	is_int(fetch(port, "POST", "/big", big, 4u << 20, 0, &out), 503,
 	    "a body over the in-flight cap is a 503");
-	ok(out.data && strstr(out.data, "max_inflight (3145728 bytes)"),
+	ok(out.data && strstr(out.data, "max_inflight (3145728 of 3145728 bytes)"),
 	    "naming the limit (%s)", out.data ? out.data : "");
 	is_int(fetch(port, "POST", "/big", big, (3u << 20) + 10, 1, &out), 503,
 	    "so is a chunked one that grows past it");
