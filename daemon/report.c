@@ -51,10 +51,12 @@ report_profiles_free(struct report_profile *p, size_t n)
 			for (c = 0; c < p[i].locks[k].ncallers; c++)
 				free(p[i].locks[k].callers[c].symbol);
 			free(p[i].locks[k].callers);
+			free(p[i].locks[k].caller_ix);
 			free(p[i].locks[k].lock);
 			free(p[i].locks[k].symbol);
 		}
 		free(p[i].locks);
+		free(p[i].lock_ix);
 		free(p[i].params);
 	}
 	free(p);
@@ -142,36 +144,146 @@ report_share_init(double share[2])
 	share[0] = share[1] = 0;
 }
 
+/*
+ * Locks and callers are found by name through an open-addressed hash of
+ * their array indices (slot: index + 1, 0 empty), kept at most half full:
+ * summing an upload is linear in its names, however many distinct names
+ * a hostile profile carries (a linear search made 15k names a minute of
+ * one thread).  The index lives while the sums are built and is dropped
+ * when report_profiles_finish sorts the arrays.
+ */
+static uint64_t
+report_hash(const char *a, const char *b)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (; b && *b; b++)
+		h = (h ^ (unsigned char)*b) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot of ix (cap a power of two) for hash h: the first that is
+   empty or whose entry same() accepts. */
+static size_t *
+report_ix_probe(size_t *ix, size_t cap, uint64_t h,
+    int (*same)(const void *, size_t, const char *, const char *),
+    const void *arr, const char *a, const char *b)
+{
+	size_t i = (size_t)h & (cap - 1);
+
+	while (ix[i] && !same(arr, ix[i] - 1, a, b))
+		i = (i + 1) & (cap - 1);
+	return &ix[i];
+}
+
+static int
+report_lock_same(const void *arr, size_t i, const char *lock,
+    const char *sym)
+{
+	const struct report_lock *l = (const struct report_lock *)arr + i;
+
+	return !strcmp(l->lock, lock) && !strcmp(l->symbol, sym);
+}
+
+static int
+report_caller_same(const void *arr, size_t i, const char *sym,
+    const char *unused)
+{
+	return !strcmp(((const struct report_caller *)arr)[i].symbol, sym);
+}
+
+static int
+report_never_same(const void *arr, size_t i, const char *a, const char *b)
+{
+	return 0;
+}
+
+/* Grows *ix to hold n + 1 entries at most half full, rehashing the n
+   entries whose names names(i) gives. */
+static void
+report_ix_grow(size_t **ix, size_t *cap, size_t n, const void *arr,
+    void (*names)(const void *, size_t, const char **, const char **))
+{
+	const char *a, *b;
+	size_t i, ncap;
+
+	if (*ix && 2 * (n + 1) <= *cap)
+		return;
+	ncap = *cap ? *cap : 16;
+	while (2 * (n + 1) > ncap)
+		ncap *= 2;
+	free(*ix);
+	*ix = xcalloc(ncap, sizeof(**ix));
+	*cap = ncap;
+	for (i = 0; i < n; i++) {
+		names(arr, i, &a, &b);
+		*report_ix_probe(*ix, ncap, report_hash(a, b),
+		    report_never_same, arr, a, b) = i + 1;
+	}
+}
+
+static void
+report_lock_names(const void *arr, size_t i, const char **a, const char **b)
+{
+	*a = ((const struct report_lock *)arr)[i].lock;
+	*b = ((const struct report_lock *)arr)[i].symbol;
+}
+
+static void
+report_caller_names(const void *arr, size_t i, const char **a,
+    const char **b)
+{
+	*a = ((const struct report_caller *)arr)[i].symbol;
+	*b = NULL;
+}
+
 static struct report_lock *
 report_lock_get(struct report_profile *p, const char *lock, const char *sym)
 {
-	size_t i;
+	struct report_lock *l;
+	size_t *slot;
 
-	for (i = 0; i < p->nlocks; i++)
-		if (!strcmp(p->locks[i].lock, lock) &&
-		    !strcmp(p->locks[i].symbol, sym))
-			return &p->locks[i];
-	p->locks = xrealloc(p->locks, (p->nlocks + 1) * sizeof(*p->locks));
-	memset(&p->locks[p->nlocks], 0, sizeof(*p->locks));
-	p->locks[p->nlocks].lock = xstrdup(lock);
-	p->locks[p->nlocks].symbol = xstrdup(sym);
-	report_share_init(p->locks[p->nlocks].share);
-	return &p->locks[p->nlocks++];
+	report_ix_grow(&p->lock_ix, &p->lock_ixcap, p->nlocks, p->locks,
+	    report_lock_names);
+	slot = report_ix_probe(p->lock_ix, p->lock_ixcap,
+	    report_hash(lock, sym), report_lock_same, p->locks, lock, sym);
+	if (*slot)
+		return &p->locks[*slot - 1];
+	if ((p->nlocks & (p->nlocks - 1)) == 0)		/* 0, 1, 2, 4, ... */
+		p->locks = xrealloc(p->locks, (p->nlocks ? 2 * p->nlocks : 1) *
+		    sizeof(*p->locks));
+	l = &p->locks[p->nlocks];
+	memset(l, 0, sizeof(*l));
+	l->lock = xstrdup(lock);
+	l->symbol = xstrdup(sym);
+	report_share_init(l->share);
+	*slot = ++p->nlocks;
+	return l;
 }
 
 static struct report_caller *
 report_caller_get(struct report_lock *l, const char *sym)
 {
-	size_t i;
+	struct report_caller *c;
+	size_t *slot;
 
-	for (i = 0; i < l->ncallers; i++)
-		if (!strcmp(l->callers[i].symbol, sym))
-			return &l->callers[i];
-	l->callers = xrealloc(l->callers, (l->ncallers + 1) *
-	    sizeof(*l->callers));
-	l->callers[l->ncallers].symbol = xstrdup(sym);
-	report_share_init(l->callers[l->ncallers].share);
-	return &l->callers[l->ncallers++];
+	report_ix_grow(&l->caller_ix, &l->caller_ixcap, l->ncallers,
+	    l->callers, report_caller_names);
+	slot = report_ix_probe(l->caller_ix, l->caller_ixcap,
+	    report_hash(sym, NULL), report_caller_same, l->callers, sym, NULL);
+	if (*slot)
+		return &l->callers[*slot - 1];
+	if ((l->ncallers & (l->ncallers - 1)) == 0)
+		l->callers = xrealloc(l->callers, (l->ncallers ?
+		    2 * l->ncallers : 1) * sizeof(*l->callers));
+	c = &l->callers[l->ncallers];
+	c->symbol = xstrdup(sym);
+	report_share_init(c->share);
+	*slot = ++l->ncallers;
+	return c;
 }
 
 static const char *
@@ -287,10 +399,16 @@ report_profiles_finish(struct report *r)
 			if (l->ncallers)
 				qsort(l->callers, l->ncallers,
 				    sizeof(*l->callers), report_cmp_caller);
+			free(l->caller_ix);
+			l->caller_ix = NULL;
+			l->caller_ixcap = 0;
 		}
 		if (p->nlocks)
 			qsort(p->locks, p->nlocks, sizeof(*p->locks),
 			    report_cmp_lock);
+		free(p->lock_ix);
+		p->lock_ix = NULL;
+		p->lock_ixcap = 0;
 	}
 }
 
@@ -2115,7 +2233,12 @@ out:
  *   - a live comparison (running) keeps its last computation in memory,
  *     keyed by db_report_key (jobs done, samples and profiles uploaded):
  *     it is recomputed at most once per new upload, by one thread while
- *     the others wait on report_lock for the same answer.
+ *     the others wait for the same answer.
+ * report_lock guards only the cache and the list of comparisons being
+ * computed (report_busy); no computation runs under it.  A thread that
+ * computes comparison C marks C busy, and only views of C wait for it
+ * (report_cond): a large upload of one comparison never stalls views of
+ * another, nor /healthz.
  * The results travel as their JSON (stats_result_to_json and the profile
  * diff), and report_from_text rebuilds the model from it: the renderers
  * never see whether a result was stored or just computed.
@@ -2129,18 +2252,56 @@ struct report_cached {
 	unsigned long used;
 };
 
+/* Comparisons being computed at once: one per MHD thread is plenty. */
+#define REPORT_BUSY_SLOTS	64
+
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t report_cond = PTHREAD_COND_INITIALIZER;
 static struct report_cached report_cache[REPORT_CACHE_SLOTS];
+static long long report_busy[REPORT_BUSY_SLOTS];	/* 0: free */
 static unsigned long report_clock, report_ncomputed;
+
+/* Waits until nobody computes cid, then marks it ours (report_lock
+   held, as on return). */
+static void
+report_claim(long long cid)
+{
+	size_t i, free_at;
+
+	for (;;) {
+		free_at = REPORT_BUSY_SLOTS;
+		for (i = 0; i < REPORT_BUSY_SLOTS; i++) {
+			if (report_busy[i] == cid)
+				break;
+			if (!report_busy[i] && free_at == REPORT_BUSY_SLOTS)
+				free_at = i;
+		}
+		if (i == REPORT_BUSY_SLOTS && free_at < REPORT_BUSY_SLOTS) {
+			report_busy[free_at] = cid;
+			return;
+		}
+		pthread_cond_wait(&report_cond, &report_lock);
+	}
+}
+
+/* Gives cid back and wakes its waiters (report_lock held). */
+static void
+report_unclaim(long long cid)
+{
+	size_t i;
+
+	for (i = 0; i < REPORT_BUSY_SLOTS; i++)
+		if (report_busy[i] == cid)
+			report_busy[i] = 0;
+	pthread_cond_broadcast(&report_cond);
+}
 
 unsigned long
 report_computations(void)
 {
 	unsigned long n;
 
-	pthread_mutex_lock(&report_lock);
-	n = report_ncomputed;
-	pthread_mutex_unlock(&report_lock);
+	n = __atomic_load_n(&report_ncomputed, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -2159,7 +2320,7 @@ report_cache_clear(void)
 }
 
 /* Runs the statistics (with_stats) and the profile diff over the stored
-   samples of c (report_lock held). */
+   samples of c (c claimed, report_lock not held). */
 static int
 report_compute_samples(struct db *db, struct report *r,
     const struct sched_comparison *c, int with_stats)
@@ -2172,7 +2333,7 @@ report_compute_samples(struct db *db, struct report *r,
 
 	if (!with_stats)
 		goto profiles;
-	report_ncomputed++;
+	__atomic_add_fetch(&report_ncomputed, 1, __ATOMIC_RELAXED);
 	if (sched_side_jsonl(db, c->id, "base", &bs) < 0 ||
 	    sched_side_jsonl(db, c->id, "patched", &ts) < 0) {
 		error("report: samples of comparison %lld unreadable", c->id);
@@ -2307,14 +2468,16 @@ report_load_final(struct db *db, struct report *r,
     const struct sched_comparison *c)
 {
 	char *res = NULL, *prof = NULL, *nres = NULL, *nprof = NULL;
-	int rc = -1, locked = 0;
+	int rc = -1, claimed = 0;
 
 	if (db_report_stored(db, c->id, &res, &prof) < 0)
 		goto out;
 	if (!res || !prof) {
 		/* compute once: a thread that waited here finds it stored */
 		pthread_mutex_lock(&report_lock);
-		locked = 1;
+		report_claim(c->id);
+		pthread_mutex_unlock(&report_lock);
+		claimed = 1;
 		free(res);
 		free(prof);
 		res = prof = NULL;
@@ -2337,13 +2500,29 @@ report_load_final(struct db *db, struct report *r,
 	}
 	rc = res && prof ? report_from_text(r, c->id, res, prof) : -1;
 out:
-	if (locked)
+	if (claimed) {
+		pthread_mutex_lock(&report_lock);
+		report_unclaim(c->id);
 		pthread_mutex_unlock(&report_lock);
+	}
 	free(res);
 	free(prof);
 	free(nres);
 	free(nprof);
 	return rc;
+}
+
+/* The cache entry of cid for key, or NULL (report_lock held). */
+static struct report_cached *
+report_cache_find(long long cid, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < REPORT_CACHE_SLOTS; i++)
+		if (report_cache[i].cid == cid &&
+		    !strcmp(report_cache[i].key, key))
+			return &report_cache[i];
+	return NULL;
 }
 
 /* A live comparison: the cached result for its samples as they are now,
@@ -2352,7 +2531,7 @@ static int
 report_load_live(struct db *db, struct report *r,
     const struct sched_comparison *c)
 {
-	struct report_cached *e = NULL, *slot;
+	struct report_cached *e, *slot;
 	char key[160], *res = NULL, *prof = NULL;
 	size_t i;
 	int rc = -1;
@@ -2360,15 +2539,22 @@ report_load_live(struct db *db, struct report *r,
 	if (db_report_key(db, c->id, key, sizeof(key)) < 0)
 		return -1;
 	pthread_mutex_lock(&report_lock);
-	for (i = 0; i < REPORT_CACHE_SLOTS; i++)
-		if (report_cache[i].cid == c->id &&
-		    !strcmp(report_cache[i].key, key))
-			e = &report_cache[i];
-	if (!e) {
-		if (report_compute_samples(db, r, c, 1) < 0)
+	if (!(e = report_cache_find(c->id, key))) {
+		/* one thread computes; views of this comparison wait */
+		report_claim(c->id);
+		if ((e = report_cache_find(c->id, key))) {
+			report_unclaim(c->id);
+			goto hit;
+		}
+		pthread_mutex_unlock(&report_lock);
+		if (report_compute_samples(db, r, c, 1) == 0) {
+			report_to_text(r, &res, &prof);
+			report_drop_result(r);
+		}
+		pthread_mutex_lock(&report_lock);
+		report_unclaim(c->id);
+		if (!res)
 			goto out;
-		report_to_text(r, &res, &prof);
-		report_drop_result(r);
 		/* this comparison's slot, else a free one, else the oldest */
 		slot = &report_cache[0];
 		for (i = 0; i < REPORT_CACHE_SLOTS; i++) {
@@ -2385,6 +2571,7 @@ report_load_live(struct db *db, struct report *r,
 		e->result = res;
 		e->profiles = prof;
 	}
+hit:
 	e->used = ++report_clock;
 	res = xstrdup(e->result);
 	prof = xstrdup(e->profiles);

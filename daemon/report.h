@@ -71,6 +71,9 @@ struct report_lock {
 	double	 share[2];		/* NAN: not in that side's profile */
 	struct report_caller *callers;
 	size_t	 ncallers;
+	size_t	*caller_ix;		/* while summing: a hash of callers
+					   (report.c), NULL once sorted */
+	size_t	 caller_ixcap;
 };
 
 /* The profile of one lock-profile run (one params string), both sides. */
@@ -79,6 +82,8 @@ struct report_profile {
 	int	 nprofiles[2];		/* boots that returned a profile */
 	struct report_lock *locks;	/* by max share, largest first */
 	size_t	 nlocks;
+	size_t	*lock_ix;		/* while summing: a hash of locks */
+	size_t	 lock_ixcap;
 };
 
 /*

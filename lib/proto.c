@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/proto.h"
+#include "lib/xalloc.h"
 
 const struct proto_field proto_topology[] = {
 	{ PROTO_SOCKETS,	PROTO_T_INT,	1, 4096 },
@@ -404,6 +405,127 @@ proto_check_heartbeat(const json_t *o, struct buf *err)
 	return check_name(o, PROTO_AGENT, err);
 }
 
+/* 1 if s is printable ASCII (what a metric, unit or workload name may
+   hold: an upload's names end up in pages, reports and mail). */
+static int
+proto_printable(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* A name in a lock profile: a string of 1..PROTO_MAX_PROFILE_NAME
+   printable bytes. */
+static int
+proto_profile_name(const json_t *o, const char *field, const char *where,
+    struct buf *err)
+{
+	const char *s = json_string_value(json_object_get(o, field));
+
+	if (!s || !*s || strlen(s) > PROTO_MAX_PROFILE_NAME ||
+	    !proto_printable(s)) {
+		buf_addf(err, "%s%s: expected 1..%d printable characters",
+		    where, field, PROTO_MAX_PROFILE_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The locks of one lock-profile line: at most PROTO_MAX_PROFILE_LOCKS,
+ * each with at most PROTO_MAX_PROFILE_CALLERS callers, names checked;
+ * *names counts the entries of the whole upload.
+ */
+static int
+proto_check_profile_locks(const json_t *o, const char *where, size_t *names,
+    struct buf *err)
+{
+	const json_t *locks = json_object_get(o, "locks"), *l, *callers;
+	char w[96];
+	size_t i, k;
+
+	if (!locks)
+		return 0;
+	if (!json_is_array(locks) ||
+	    json_array_size(locks) > PROTO_MAX_PROFILE_LOCKS) {
+		buf_addf(err, "%slocks: expected an array of at most %d locks",
+		    where, PROTO_MAX_PROFILE_LOCKS);
+		return -1;
+	}
+	json_array_foreach(locks, i, l) {
+		snprintf(w, sizeof(w), "%slocks[%zu].", where, i);
+		if (!json_is_object(l) ||
+		    proto_profile_name(l, "lock", w, err) < 0 ||
+		    proto_profile_name(l, "symbol", w, err) < 0) {
+			if (!err->len)
+				buf_addf(err, "%s expected an object", w);
+			return -1;
+		}
+		callers = json_object_get(l, "callers");
+		if (callers && (!json_is_array(callers) ||
+		    json_array_size(callers) > PROTO_MAX_PROFILE_CALLERS)) {
+			buf_addf(err, "%scallers: expected an array of at most "
+			    "%d callers", w, PROTO_MAX_PROFILE_CALLERS);
+			return -1;
+		}
+		*names += 1 + json_array_size(callers);
+		if (*names > PROTO_MAX_PROFILE_NAMES) {
+			buf_addf(err, "%s: more than %d lock and caller entries "
+			    "in the upload's profiles", w,
+			    PROTO_MAX_PROFILE_NAMES);
+			return -1;
+		}
+		for (k = 0; k < json_array_size(callers); k++) {
+			char cw[128];
+
+			snprintf(cw, sizeof(cw), "%scallers[%zu].", w, k);
+			if (!json_is_object(json_array_get(callers, k)) ||
+			    proto_profile_name(json_array_get(callers, k),
+			    "symbol", cw, err) < 0) {
+				if (!err->len)
+					buf_addf(err, "%s expected an object",
+					    cw);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Distinct rows (workload, params, metric) of the samples: at most
+   PROTO_MAX_ROWS. */
+static int
+proto_check_rows(const json_t *samples, struct buf *err)
+{
+	json_t *seen = json_object();
+	const json_t *o;
+	char *key;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(samples, i, o) {
+		if (json_is_string(json_object_get(o, PROTO_S_TYPE)))
+			continue;		/* a profile, not a row */
+		key = xasprintf("%s\x1f%s\x1f%s", json_string_value(
+		    json_object_get(o, PROTO_S_WORKLOAD)), json_string_value(
+		    json_object_get(o, PROTO_S_PARAMS)), json_string_value(
+		    json_object_get(o, PROTO_S_METRIC)));
+		json_object_set_new(seen, key, json_true());
+		free(key);
+		if (json_object_size(seen) > PROTO_MAX_ROWS) {
+			buf_addf(err, "samples[%zu]: more than %d distinct "
+			    "workload/params/metric rows in one upload", i,
+			    PROTO_MAX_ROWS);
+			rc = -1;
+			break;
+		}
+	}
+	json_decref(seen);
+	return rc;
+}
+
 int
 proto_check_sample(const json_t *o, const char *where, struct buf *err)
 {
@@ -425,6 +547,18 @@ proto_check_sample(const json_t *o, const char *where, struct buf *err)
 	}
 	if (proto_check(o, proto_sample, where, err) == -1)
 		return -1;
+	{
+		static const char *const names[] = { PROTO_S_WORKLOAD,
+		    PROTO_S_PARAMS, PROTO_S_METRIC, PROTO_S_UNIT, NULL };
+
+		for (const char *const *n = names; *n; n++)
+			if (!proto_printable(json_string_value(
+			    json_object_get(o, *n)))) {
+				buf_addf(err, "%s%s: only printable ASCII",
+				    where, *n);
+				return -1;
+			}
+	}
 	better = json_string_value(json_object_get(o, PROTO_S_BETTER));
 	if (strcmp(better, "higher") != 0 && strcmp(better, "lower") != 0) {
 		buf_addf(err, "%sbetter: expected \"higher\" or \"lower\"",
@@ -440,7 +574,7 @@ proto_check_upload(const json_t *o, struct buf *err)
 	const json_t *a;
 	const char *st;
 	char where[64];
-	size_t i;
+	size_t i, names = 0;
 
 	if (proto_check(o, proto_upload_req, NULL, err) == -1 ||
 	    check_name(o, PROTO_AGENT, err) == -1)
@@ -463,13 +597,19 @@ proto_check_upload(const json_t *o, struct buf *err)
 	a = json_object_get(o, PROTO_SAMPLES);
 	for (i = 0; i < json_array_size(a); i++) {
 		snprintf(where, sizeof(where), "samples[%zu].", i);
-		if (proto_check_sample(json_array_get(a, i), where, err) == -1)
+		if (proto_check_sample(json_array_get(a, i), where, err) == -1 ||
+		    proto_check_profile_locks(json_array_get(a, i), where,
+		    &names, err) == -1)
 			return -1;
 	}
+	if (proto_check_rows(a, err) == -1)
+		return -1;
 	a = json_object_get(o, PROTO_PROFILES);
 	for (i = 0; a && i < json_array_size(a); i++) {
 		snprintf(where, sizeof(where), "profiles[%zu].", i);
-		if (proto_check_sample(json_array_get(a, i), where, err) == -1)
+		if (proto_check_sample(json_array_get(a, i), where, err) == -1 ||
+		    proto_check_profile_locks(json_array_get(a, i), where,
+		    &names, err) == -1)
 			return -1;
 	}
 	if ((a = json_object_get(o, PROTO_ENVIRONMENT)) &&

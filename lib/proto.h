@@ -105,6 +105,11 @@
 #define PROTO_MAX_MATRIX	(64 * 1024)
 #define PROTO_MAX_SAMPLES	100000
 #define PROTO_MAX_PROFILES	64
+#define PROTO_MAX_PROFILE_LOCKS	1000	/* locks in one profile (load's top) */
+#define PROTO_MAX_PROFILE_CALLERS 1000	/* callers of one lock */
+#define PROTO_MAX_PROFILE_NAMES	65536	/* lock + caller entries, upload */
+#define PROTO_MAX_PROFILE_NAME	256	/* a lock or symbol name */
+#define PROTO_MAX_ROWS		4096	/* distinct workload/params/metric */
 #define PROTO_MAX_CONSOLE	(1024 * 1024)	/* tail kept by the agent */
 #define PROTO_MAX_PROBES	64	/* functions counted per job */
 #define PROTO_MAX_SYMBOL	127	/* a kernel function name */

@@ -22,6 +22,82 @@ check(int (*fn)(const json_t *, struct buf *), const char *text)
 	return err.data ? err.data : "";
 }
 
+static const char *check(int (*)(const json_t *, struct buf *),
+    const char *);
+
+/* An upload whose one profile has nlocks locks of ncallers callers. */
+static char *
+big_profile(size_t nlocks, size_t ncallers)
+{
+	struct buf b = BUF_INIT(0);
+	size_t i, k;
+
+	buf_addstr(&b, "{\"agent\":\"q1\",\"attempt\":1,\"status\":"
+	    "\"done\",\"samples\":[],\"profiles\":[{\"type\":"
+	    "\"lock-profile\",\"workload\":\"lock-profile\",\"locks\":[");
+	for (i = 0; i < nlocks; i++) {
+		buf_addf(&b, "%s{\"lock\":\"l%zu\",\"symbol\":\"s\","
+		    "\"share\":0.001,\"callers\":[", i ? "," : "", i);
+		for (k = 0; k < ncallers; k++)
+			buf_addf(&b, "%s{\"symbol\":\"c%zu\",\"share\":0}",
+			    k ? "," : "", k);
+		buf_addstr(&b, "]}");
+	}
+	buf_addstr(&b, "]}]}");
+	return buf_detach(&b, NULL);
+}
+
+/* Caps on what one upload may make the daemon merge (issue 18, 2 and 9). */
+static void
+test_upload_caps(void)
+{
+	struct buf b = BUF_INIT(0);
+	char *t;
+	size_t i;
+
+	t = big_profile(1000, 2);
+	is_str(check(proto_check_upload, t), "", "upload: 1000 locks of a "
+	    "profile (kperfci-load's largest top) accepted");
+	free(t);
+	t = big_profile(1001, 0);
+	is_str(check(proto_check_upload, t), "profiles[0].locks: expected an "
+	    "array of at most 1000 locks", "upload: 1001 locks refused, "
+	    "naming the cap");
+	free(t);
+	t = big_profile(2, 1001);
+	is_str(check(proto_check_upload, t), "profiles[0].locks[0].callers: "
+	    "expected an array of at most 1000 callers",
+	    "upload: 1001 callers of a lock refused");
+	free(t);
+	t = big_profile(70, 999);
+	ok(strstr(check(proto_check_upload, t), "more than 65536 lock and "
+	    "caller entries") != NULL, "upload: 70k entries in all refused");
+	free(t);
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[],\"profiles\":[{\"type\":"
+	    "\"lock-profile\",\"workload\":\"lock-profile\",\"locks\":[{"
+	    "\"lock\":\"a\\u001b[2J\",\"symbol\":\"s\",\"share\":0.1}]}]}"),
+	    "profiles[0].locks[0].lock: expected 1..256 printable characters",
+	    "upload: a lock name with ESC refused");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[{\"workload\":\"x\","
+	    "\"params\":\"\",\"iteration\":1,\"metric\":\"m\\u0007\","
+	    "\"value\":1,\"unit\":\"u\",\"better\":\"higher\"}]}"),
+	    "samples[0].metric: only printable ASCII",
+	    "upload: a metric name with BEL refused at upload, not at compare");
+	buf_addstr(&b, "{\"agent\":\"q1\",\"attempt\":1,\"status\":"
+	    "\"done\",\"samples\":[");
+	for (i = 0; i < 4097; i++)
+		buf_addf(&b, "%s{\"workload\":\"x\",\"params\":\"\","
+		    "\"iteration\":1,\"metric\":\"m%zu\",\"value\":1,"
+		    "\"unit\":\"u\",\"better\":\"higher\"}", i ? "," : "", i);
+	buf_addstr(&b, "]}");
+	is_str(check(proto_check_upload, b.data), "samples[4096]: more than "
+	    "4096 distinct workload/params/metric rows in one upload",
+	    "upload: 4097 distinct rows refused");
+	buf_release(&b);
+}
+
 #define TOPO "{\"sockets\":2,\"nodes\":2,\"cpus\":4,\"cores\":4," \
 	"\"cpu_model\":\"X\",\"memory_mb\":2048,\"node_cpus\":[\"0-1\",\"2-3\"]}"
 #define SAMPLE "{\"workload\":\"fault-free\",\"params\":\"mode=shmem\"," \
@@ -93,6 +169,7 @@ main(void)
 	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":0,"
 	    "\"status\":\"done\",\"samples\":[]}"),
 	    "attempt: must be at least 1", "upload: attempt 0");
+	test_upload_caps();
 	is_str(check(proto_check_upload, "[1,2]"),
 	    "body: expected a JSON object", "upload: an array body");
 

@@ -693,6 +693,72 @@ test_profiles(void)
 	buf_release(&text);
 }
 
+/* Profiles with many distinct names (the hash index, its growth and
+   probing) sum and average exactly as a linear search did. */
+static json_t *
+many_names(size_t n, size_t off, double share)
+{
+	json_t *locks = json_array(), *o;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(locks, json_pack("{s:s%,s:s,s:f,s:[{s:s%,"
+		    "s:f}]}", "lock", "lk", (size_t)0, "symbol", "s", "share",
+		    share, "callers", "symbol", "c", (size_t)0, "share", share));
+	/* json_pack's s% takes a length: rename after */
+	json_array_foreach(locks, i, o) {
+		char name[32], cname[32];
+
+		snprintf(name, sizeof(name), "lock%zu", i + off);
+		snprintf(cname, sizeof(cname), "caller%zu", (i + off) % 7);
+		json_object_set_new(o, "lock", json_string(name));
+		json_object_set_new(json_array_get(json_object_get(o,
+		    "callers"), 0), "symbol", json_string(cname));
+	}
+	return json_pack("[{s:s,s:s,s:o}]", "type", "lock-profile", "params",
+	    "p", "locks", locks);
+}
+
+static void
+test_profiles_many(void)
+{
+	struct report r;
+	json_t *base = json_array(), *patched, *one;
+	size_t i, found = 0;
+	int good = 1;
+
+	model(&r);
+	/* two base profiles overlapping in 5000 of their 15000 names */
+	one = many_names(15000, 0, 0.00002);
+	json_array_extend(base, one);
+	json_decref(one);
+	one = many_names(15000, 10000, 0.00004);
+	json_array_extend(base, one);
+	json_decref(one);
+	patched = many_names(100, 0, 0.0001);
+	report_set_profiles(&r, base, patched);
+	is_int(r.nprofiles, 1, "many names: one profile");
+	is_int(r.profiles[0].nlocks, 25000, "25000 distinct locks");
+	for (i = 0; i < r.profiles[0].nlocks; i++) {
+		const struct report_lock *l = &r.profiles[0].locks[i];
+		int n = atoi(l->lock + 4);
+		double want = (n < 10000 ? 0.00002 : n < 15000 ? 0.00006 :
+		    0.00004) / 2;
+
+		if (strncmp(l->lock, "lock", 4) || fabs(l->share[0] - want) >
+		    1e-12 || l->ncallers != 1)
+			good = 0;
+		if (n == 12345)
+			found = 1;
+	}
+	ok(good && found, "each lock's base share is the mean over both "
+	    "profiles, callers merged by name");
+	ok(r.profiles[0].lock_ix == NULL, "the index is dropped once sorted");
+	json_decref(base);
+	json_decref(patched);
+	report_release(&r);
+}
+
 /* The contention pass's rows: a lock table of their own, every metric
    with the statistics of the results table, outside the overall verdict. */
 static void
@@ -1240,6 +1306,7 @@ main(void)
 	test_nan_guard();
 	test_all_failed();
 	test_profiles();
+	test_profiles_many();
 	test_contention();
 	test_bad_samples();
 	test_result_json_roundtrip();
