@@ -469,6 +469,20 @@ sched_stats_opts(struct stats_opts *o, const struct sched_comparison *c)
 	o->look = c->look > 0 ? c->look : 1;
 }
 
+int
+sched_next_look(const struct sched_comparison *c,
+    const struct stats_result *res, int not_exercised)
+{
+	int next;
+
+	/* More boots cannot decide anything about code that never ran. */
+	if (not_exercised || c->look >= c->looks ||
+	    !stats_need_more(res, c->planned, c->max_boots))
+		return 0;
+	next = c->planned + c->boot_step;
+	return next > c->max_boots ? c->max_boots : next;
+}
+
 /* Loads one side into set; -1 with err. */
 static int
 sched_load_side(struct db *db, long long cid, const char *side,
@@ -973,7 +987,7 @@ stage_sched_wait(struct stage_ctx *ctx)
 	struct sched_comparison c;
 	struct stats_result res;
 	struct buf sum = BUF_INIT(4096);
-	int pending, rc = STAGE_FAIL, more, next, notex;
+	int pending, rc = STAGE_FAIL, next, notex;
 	char *json = NULL;
 	json_t *j;
 
@@ -1011,14 +1025,9 @@ stage_sched_wait(struct stage_ctx *ctx)
 		    sched_now());
 		goto out;
 	}
-	/* More boots cannot decide anything about code that never ran. */
 	notex = exercise_comparison_state(ctx->db, c.id) ==
 	    EXERCISE_NOT_EXERCISED;
-	more = !notex && stats_need_more(&res, c.planned, c.max_boots);
-	if (more && c.look < c.looks) {
-		next = c.planned + c.boot_step;
-		if (next > c.max_boots)
-			next = c.max_boots;
+	if ((next = sched_next_look(&c, &res, notex)) > 0) {
 		if (db_begin(ctx->db) == -1)
 			goto out;
 		if (sched_enqueue_look(ctx->db, &c, c.planned, next,

@@ -176,6 +176,15 @@ int	sched_result(struct db *, long long comparison_id,
    boot_step, max_boots) and look, so the look is held to its share of
    alpha (stats_alpha_spent). */
 void	sched_stats_opts(struct stats_opts *, const struct sched_comparison *c);
+/*
+ * The decision after a look: the boots per side of c's next look, or 0
+ * when res is the verdict (no primary row inconclusive, the plan's looks
+ * or budget spent, or not_exercised: nothing the series changed ran).
+ * stage_sched_wait and `make bench-stats` (tests/bench/stats-noise.c)
+ * decide with it.
+ */
+int	sched_next_look(const struct sched_comparison *c,
+	    const struct stats_result *res, int not_exercised);
 
 /* Series section (routes.c): "schedule" in the series JSON, and a progress
    <section> on the series page. */
