@@ -21,6 +21,7 @@
 #include "core/build.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
+#include "daemon/kernels.h"
 #include "daemon/pipeline.h"
 #include "core/series.h"
 #include "daemon/stage_build.h"
@@ -214,105 +215,46 @@ out:
 	return rc;
 }
 
-struct stage_progress {
-	int64_t	 build_id;
+/* Links a build row to the series as soon as it exists, so the page
+   follows the live state. */
+struct stage_link {
+	struct stage_ctx *ctx;
+	const char *base_commit;
+	int64_t	 base_id;
 };
 
-/* Runs on the building thread and on build.c's monitor thread: each uses
-   its own connection (app_db). */
 static void
-stage_progress(void *arg, enum build_state st, int pct)
+stage_link_build(void *arg, int64_t id)
 {
-	struct stage_progress *p = arg;
-	struct db *db = app_db();
+	struct stage_link *l = arg;
 
-	if (db)
-		db_build_set_state(db, p->build_id, build_state_name(st), pct);
+	db_build_series_set_builds(l->ctx->db, l->ctx->series_id,
+	    l->base_commit ? l->base_id : id, l->base_commit ? id : 0);
 }
 
-/* Builds one kernel and records it; *id gets the build row.  0 built,
-   -1 failed (reason in ctx->err), 1 interrupted by the daemon stopping. */
+/* Builds one kernel through the daemon's one build path (kernels.c) and
+   records it; *id gets the build row.  0 built, -1 failed (reason in
+   ctx->err), 1 interrupted by the daemon stopping. */
 static int
 stage_build_one(struct stage_ctx *ctx, const struct tree_conf *tc,
     const char *commit, const char *base_commit, const char *base_key,
     int64_t base_id, int64_t *id, char key[65])
 {
-	struct build_spec spec = { 0 };
-	struct build_opts opts = { 0 };
-	struct build_result res;
-	struct stage_progress prog;
-	struct db_build row;
-	struct buf err = BUF_INIT(4096);
-	char *cache = NULL, *desc = stage_config_desc(tc);
-	const struct settings *set = &app.settings;
-	const char *c = set->build.cache;
-	const char *const hide[] = { app.data_dir };
-	int rc = -1;
+	struct kernels_request req = { 0 };
+	struct stage_link link = { ctx, base_commit, base_id };
+	char *desc = stage_config_desc(tc);
+	int rc;
 
-	spec.repo = tc->path;
-	spec.commit = commit;
-	spec.config = tc->config;
-	spec.fragments = (const char *const *)tc->fragments;
-	spec.nfragments = tc->nfragments;
-	spec.base_commit = base_commit;
-	spec.base_key = base_key;
-	if (build_spec_key(&spec, key, &err) != 0) {
-		buf_addf(&ctx->err, "%s", err.data);
-		goto out;
-	}
-	if (db_build_claim(ctx->db, key, tc->name, commit, desc, base_id,
-	    id) != 0) {
-		buf_addf(&ctx->err, "cannot store the build");
-		goto out;
-	}
-	/* Linked to the series now, so its page follows the live state. */
-	db_build_series_set_builds(ctx->db, ctx->series_id,
-	    base_commit ? base_id : *id, base_commit ? *id : 0);
-	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
-	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
-	opts.cache_dir = cache;
-	build_set_slots(set->build.slots);
-	opts.jobs = set->build.jobs;
-	opts.timeout_sec = set->build.timeout;
-	opts.sandbox = 1;
-	/* The build must not see the store, uploads or other builds. */
-	opts.hide = hide;
-	opts.nhide = 1;
-	opts.pids_max = set->build.pids_max;
-	opts.mem_max = set->build.mem_max;
-	opts.file_max = set->build.file_max;
-	opts.output_max = set->build.output_max;
-	opts.progress = stage_progress;
-	prog.build_id = *id;
-	opts.arg = &prog;
-	opts.cancel = ctx->stop;
-	if (build_run(&spec, &opts, &res) != 0) {
-		if (ctx->stop && *ctx->stop) {
-			/* Stopped by the daemon, not a result: the build
-			   starts over when the series is resumed. */
-			db_build_set_state(ctx->db, *id, "queued", -1);
-			rc = 1;
-			goto out;
-		}
-		db_build_finish(ctx->db, *id, "failed", res.dir[0] ? res.dir :
-		    NULL, NULL, res.error, res.log_tail, res.seconds,
-		    res.cc_lines);
-		buf_addf(&ctx->err, "%s", res.error);
-		goto out;
-	}
-	/* A cache hit keeps the row's figures of the build that made it. */
-	if (!res.cache_hit || db_build_get(ctx->db, *id, &row) != 0 ||
-	    !row.sha256)
-		db_build_finish(ctx->db, *id, "done", res.dir, res.sha256, NULL,
-		    NULL, res.seconds, res.cc_lines);
-	else {
-		db_build_set_state(ctx->db, *id, "done", 100);
-		db_build_release(&row);
-	}
-	rc = 0;
-out:
-	buf_release(&err);
-	free(cache);
+	req.tree = tc;
+	req.commit = commit;
+	req.base_commit = base_commit;
+	req.base_key = base_key;
+	req.base_id = base_id;
+	req.desc = desc;
+	req.stop = ctx->stop;
+	req.claimed = stage_link_build;
+	req.arg = &link;
+	rc = kernels_build(ctx->db, &req, id, key, NULL, &ctx->err);
 	free(desc);
 	return rc;
 }
@@ -322,7 +264,6 @@ static void
 stage_build_gc(struct stage_ctx *ctx)
 {
 	long long max = app.settings.build.cache_max;
-	const char *c = app.settings.build.cache;
 	struct build_gc_stats gs;
 	char **keys = NULL, *cache;
 	size_t n = 0;
@@ -334,8 +275,7 @@ stage_build_gc(struct stage_ctx *ctx)
 		    "collected");
 		return;
 	}
-	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
-	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
+	cache = kernels_cache_dir();
 	if (build_cache_gc(cache, max, (const char *const *)keys, n, &gs) == 0 &&
 	    (gs.trees_evicted || gs.builds_removed || gs.sources_removed))
 		log_info("build cache %s: %lld -> %lld MiB (budget %lld MiB): "

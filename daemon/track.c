@@ -64,6 +64,7 @@
 #include "daemon/db.h"
 #include "daemon/db_build.h"
 #include "daemon/db_track.h"
+#include "daemon/kernels.h"
 #include "daemon/sched.h"
 #include "daemon/stage_build.h"
 #include "core/stats.h"
@@ -392,82 +393,47 @@ track_matrix_only(const char *matrix, const char *w)
 	return buf_detach(&out, NULL);
 }
 
-/* The build row follows the live state (pages show it while it builds). */
-static void
-track_build_progress(void *arg, enum build_state st, int pct)
-{
-	struct db *db = app_db();
-
-	if (db)
-		db_build_set_state(db, *(int64_t *)arg, build_state_name(st),
-		    pct);
-}
-
 /*
  * Builds commit of tree tc (incremental from base_commit/base_key when
- * given) and registers its bzImage.  key and *kernel_id out.  0, -1 with
- * err, 1 interrupted.
+ * given) through the daemon's one build path (kernels.c: the sandbox, the
+ * store hidden, the [build] limits) and registers its bzImage.  key and
+ * *kernel_id out.  0, -1 with err, 1 interrupted.
  */
 static int
 track_build(struct db *db, const struct tree_conf *tc, const char *commit,
     const char *base_commit, const char *base_key, char key[65],
     long long *kernel_id, char **dir, volatile int *stop, struct buf *err)
 {
-	struct build_spec spec = { 0 };
-	struct build_opts opts = { 0 };
-	struct build_result res;
-	const char *c = app.settings.build.cache;
-	char *cache, *path, *note;
+	struct kernels_request req = { 0 };
+	struct buf why = BUF_INIT(1024);
+	char *bdir = NULL, *path, *note;
 	int64_t bid = 0;
-	int rc = -1;
+	int rc;
 
-	spec.repo = tc->path;
-	spec.commit = commit;
-	spec.config = tc->config;
-	spec.fragments = (const char *const *)tc->fragments;
-	spec.nfragments = tc->nfragments;
-	spec.base_commit = base_key ? base_commit : NULL;
-	spec.base_key = base_key;
-	if (build_spec_key(&spec, key, err) != 0)
-		return -1;
-	db_build_claim(db, key, tc->name, commit, tc->config, 0, &bid);
-	cache = c ? (c[0] == '/' ? xstrdup(c) : xasprintf("%s/%s",
-	    app.data_dir, c)) : xasprintf("%s/builds", app.data_dir);
-	opts.cache_dir = cache;
-	build_set_slots(app.settings.build.slots);
-	opts.jobs = app.settings.build.jobs;
-	opts.timeout_sec = app.settings.build.timeout;
-	opts.sandbox = 1;
-	opts.cancel = stop;
-	if (bid) {
-		opts.progress = track_build_progress;
-		opts.arg = &bid;
-	}
-	if (build_run(&spec, &opts, &res) != 0) {
-		if (stop && *stop) {
-			rc = 1;
-			goto out;
-		}
-		if (bid)
-			db_build_finish(db, bid, "failed", NULL, NULL,
-			    res.error, res.log_tail, res.seconds, res.cc_lines);
-		buf_addf(err, "build of %.12s failed: %s", commit, res.error);
+	req.tree = tc;
+	req.commit = commit;
+	req.base_commit = base_commit;
+	req.base_key = base_key;
+	req.stop = stop;
+	rc = kernels_build(db, &req, &bid, key, &bdir, &why);
+	if (rc != 0) {
+		if (rc < 0)
+			buf_addf(err, "build of %.12s failed: %s", commit,
+			    why.data ? why.data : "");
 		goto out;
 	}
-	if (bid && !res.cache_hit)
-		db_build_finish(db, bid, "done", res.dir, res.sha256, NULL,
-		    NULL, res.seconds, res.cc_lines);
-	else if (bid)
-		db_build_set_state(db, bid, "done", 100);
-	path = xasprintf("%s/bzImage", res.dir);
+	path = xasprintf("%s/bzImage", bdir);
 	note = xasprintf("track %s %.12s", tc->name, commit);
 	rc = agent_kernel_add_file(db, path, note, kernel_id, err);
 	free(path);
 	free(note);
-	if (dir)
-		*dir = xstrdup(res.dir);
+	if (dir) {
+		*dir = bdir;
+		bdir = NULL;
+	}
 out:
-	free(cache);
+	free(bdir);
+	buf_release(&why);
 	return rc;
 }
 

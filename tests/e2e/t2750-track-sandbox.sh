@@ -1,0 +1,54 @@
+#!/bin/sh
+# t2750-track-sandbox: a nightly track's build goes through the daemon's one
+# build path (daemon/kernels.c), with the series builds' sandbox: the store
+# hidden and the [build] limits (issue 18 finding 10, issue 17).  A track
+# on a small local tree (tests/fake-kernel.sh) whose head commit's Makefile
+# fails the build when it can see the daemon's store, or when it can write
+# a file larger than [build] file_max.  Before, the track's copy of the
+# build path ran without either.
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+. "$SRC/tests/fake-kernel.sh"
+
+command -v bwrap >/dev/null || skip_all "bubblewrap not installed"
+command -v jq >/dev/null || skip_all "jq not installed"
+chmod 755 "$T"
+
+R=$T/tree
+fake_kernel_tree "$R" || exit 1
+cat >"$T/probe.mk" <<MK
+probe:
+	@if test -e $T/var/kperfci.db; then echo "the store is visible to the build"; exit 1; fi
+	@if head -c 3000000 /dev/zero > \$(O)/big 2>/dev/null; then echo "a 3 MB file was written past file_max"; exit 1; fi
+	@rm -f \$(O)/big
+	@echo "probe: store hidden, file_max applied"
+MK
+sed -i '1i EXTRA := probe' "$R/Makefile"
+cat "$T/probe.mk" >>"$R/Makefile"
+git -C "$R" commit -qam "mm: a commit whose build probes its sandbox"
+
+cat >"$T/matrix.conf" <<'EOF2'
+[run "n"]
+workload = null
+EOF2
+kd_config "[tree \"t\"]\npath = $R\nbranch = master\nconfig = tinyconfig\n[track \"t\"]\ntree = t\nmatrix = $T/matrix.conf\nboots = 1\n[build]\nfile_max = 1M"
+ok "kperfcid starts with a [track] on a local tree" kd_start
+ok "the store exists where the probe looks" test -e "$T/var/kperfci.db"
+
+code=$(curl -s -o "$T/post.json" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' -d '{}' "$KD_URL/api/v1/tracks/t/runs")
+is "$code" 202 "a track run is queued"
+RID=$(jq -r .id "$T/post.json")
+ok "its build ends (the run waits for boots, or fails)" \
+    wait_field "$KD_URL/api/v1/tracks/t/runs" \
+    ".runs[] | select(.id == $RID) | .state" 120 running done failed
+curl -fs "$KD_URL/api/v1/tracks/t/runs" >"$T/runs.json"
+echo "# $(jq -c ".runs[] | select(.id == $RID) | {state, error}" "$T/runs.json")"
+isnt_failed() { jq -e ".runs[] | select(.id == $RID) | .state != \"failed\"" "$T/runs.json" >/dev/null; }
+ok "the track's build passed its sandbox probe" isnt_failed
+B=$(find "$T/var/builds" -name build.log 2>/dev/null | xargs grep -l "probe:" 2>/dev/null | head -1)
+ok "its build log says the store was hidden and file_max applied" \
+    grep -q "probe: store hidden, file_max applied" "${B:-/dev/null}"
+
+ok "kperfcid stops cleanly" kd_stop
+test_done
