@@ -8,38 +8,11 @@
 #include <curl/curl.h>
 
 #include "cli/client.h"
+#include "cli/term.h"
 #include "lib/xalloc.h"
 
 const char *client_server = "http://127.0.0.1:8080";
 const char *client_token;
-
-const char *
-client_clean(const char *s)
-{
-	static char *ring[8];
-	static unsigned next;
-	struct buf b = BUF_INIT(0);
-	const unsigned char *p;
-	char *r;
-
-	if (!s)
-		return "";
-	for (p = (const unsigned char *)s; *p; p++) {
-		/* C0 controls but tab, DEL, and C1 controls in UTF-8
-		   (U+0080..U+009F, which some terminals obey as ESC) */
-		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
-			buf_addch(&b, '?');
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			buf_addch(&b, '?');
-			p++;
-		} else
-			buf_addch(&b, *p);
-	}
-	r = buf_detach(&b, NULL);
-	free(ring[next % 8]);
-	ring[next++ % 8] = r;
-	return r ? r : "";
-}
 
 static size_t
 client_write(char *p, size_t sz, size_t n, void *arg)
@@ -136,13 +109,13 @@ client_json(const char *method, const char *path, json_t *body, int *status)
 	if (st < 200 || st > 299) {
 		e = j ? json_object_get(j, "error") : NULL;
 		fprintf(stderr, "kperfci: server answered %d: %s\n", st,
-		    client_clean(json_is_string(e) ? json_string_value(e) :
+		    term_clean(json_is_string(e) ? json_string_value(e) :
 		    out.data ? out.data : ""));
 		json_decref(j);
 		j = NULL;
 	} else if (!j) {
 		fprintf(stderr, "kperfci: server sent invalid JSON: %s\n",
-		    je.text);
+		    term_clean(je.text));
 	}
 out:
 	buf_release(&out);

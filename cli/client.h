@@ -19,11 +19,7 @@ extern const char *client_server;
    $KPERFCI_TOKEN (kperfci.c). */
 extern const char *client_token;
 
-/*
- * s made safe for a terminal: control bytes (but tab), DEL and UTF-8 C1
- * controls become '?'.  The string lives until 8 later calls.
- */
-const char *client_clean(const char *s);
+/* What the server sends is printed through cli/term.h. */
 
 /*
  * One request to client_server + path.  body may be NULL (GET).  Returns

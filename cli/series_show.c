@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "cli/term.h"
 #include "core/claims.h"
 #include "core/lore.h"
 #include "core/mbox.h"
@@ -36,30 +37,31 @@ series_claims_print(const struct series *s, int json)
 		json_t *j = claims_to_json(&cs);
 		char *txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-		printf("%s\n", txt);
+		term_printf("%s\n", txt);
 		free(txt);
 		json_decref(j);
 	} else {
 		if (!cs.n)
-			printf("no quantitative claims\n");
+			term_printf("no quantitative claims\n");
 		for (size_t i = 0; i < cs.n; i++) {
 			const struct claim *c = &cs.v[i];
 
-			printf("%s: %s [%s]\n    %s", c->where,
+			term_printf("%s: %s [%s]\n    %s", c->where,
 			    claim_kind_name(c->kind), c->rule, c->text);
 			if (c->has_before && c->has_after)
-				printf("\n    before %g%s, after %g%s",
+				term_printf("\n    before %g%s, after %g%s",
 				    c->before, c->unit, c->after, c->unit);
 			else if (c->has_before)
-				printf("\n    value %g%s", c->before, c->unit);
+				term_printf("\n    value %g%s", c->before,
+				    c->unit);
 			if (c->has_change)
-				printf("%s%+.1f%%%s%s", c->has_before ?
+				term_printf("%s%+.1f%%%s%s", c->has_before ?
 				    ", change " : "\n    change ",
 				    c->change_pct, c->dir ? " " : "",
 				    c->dir ? claim_dir_name(c->dir) : "");
 			if (c->words[0])
-				printf("\n    metric words: %s", c->words);
-			printf("\n");
+				term_printf("\n    metric words: %s", c->words);
+			term_printf("\n");
 		}
 	}
 	claims_release(&cs);
@@ -70,46 +72,47 @@ series_show_text(const struct series *s, int messages)
 {
 	size_t i, j;
 
-	printf("v%d, %zu patch%s", s->version, s->npatches,
+	term_printf("v%d, %zu patch%s", s->version, s->npatches,
 	    s->npatches == 1 ? "" : "es");
 	if (s->nversions > 1) {
-		printf(" (thread has");
+		term_printf(" (thread has");
 		for (i = 0; i < s->nversions; i++)
-			printf(" v%d", s->versions[i]);
-		printf(")");
+			term_printf(" v%d", s->versions[i]);
+		term_printf(")");
 	}
 	if (s->partial_reroll)
-		printf(", partial reroll");
-	printf("\n");
+		term_printf(", partial reroll");
+	term_printf("\n");
 	if (s->cover_subject)
-		printf("cover: %s\n", s->cover_subject);
-	printf("author: %s <%s>\n", s->author ? s->author : "",
+		term_printf("cover: %s\n", s->cover_subject);
+	term_printf("author: %s <%s>\n", s->author ? s->author : "",
 	    s->email ? s->email : "");
 	if (s->base_commit)
-		printf("base-commit: %s\n", s->base_commit);
+		term_printf("base-commit: %s\n", s->base_commit);
 	if (s->change_id)
-		printf("change-id: %s\n", s->change_id);
+		term_printf("change-id: %s\n", s->change_id);
 	for (i = 0; i < s->npatches; i++) {
 		const struct patch *p = &s->patches[i];
 
-		printf("[%d/%d] %s\n", p->counter, p->total, p->subject);
-		printf("      %s <%s>, %s, <%s>", p->author, p->email, p->date,
-		    p->msgid);
+		term_printf("[%d/%d] %s\n", p->counter, p->total, p->subject);
+		term_printf("      %s <%s>, %s, <%s>", p->author, p->email,
+		    p->date, p->msgid);
 		if (p->from_version != s->version)
-			printf(", from v%d", p->from_version);
-		printf("\n");
+			term_printf(", from v%d", p->from_version);
+		term_printf("\n");
 		for (j = 0; j < p->ntrailers; j++)
-			printf("      %s: %s\n", p->trailers[j].name,
+			term_printf("      %s: %s\n", p->trailers[j].name,
 			    p->trailers[j].value);
 		if (messages)
-			printf("----- message\n%s----- diff\n%s-----\n",
+			term_printf("----- message\n%s----- diff\n%s-----\n",
 			    p->message, p->diff);
 	}
 	for (i = 0; i < s->ncover_trailers; i++)
-		printf("cover letter trailer (not applied): %s: %s\n",
+		term_printf("cover letter trailer (not applied): %s: %s\n",
 		    s->cover_trailers[i].name, s->cover_trailers[i].value);
 	for (i = 0; i < s->nignored_trailers; i++)
-		printf("ignored (sender is not the trailer's person): %s: %s\n",
+		term_printf("ignored (sender is not the trailer's person): "
+		    "%s: %s\n",
 		    s->ignored_trailers[i].name, s->ignored_trailers[i].value);
 }
 
@@ -249,7 +252,7 @@ series_show_messages(const struct buf *data, struct mbox *mb,
 		if (msg_parse(mb->msgs[i].data, mb->msgs[i].len,
 		    &(*msgs)[*nmsgs], err) < 0) {
 			fprintf(stderr, "kperfci: warning: message %zu: %s\n",
-			    i + 1, err->data);
+			    i + 1, term_clean(err->data));
 			continue;
 		}
 		(*ptrs)[*nmsgs] = &(*msgs)[*nmsgs];
@@ -299,7 +302,7 @@ series_cmd(int argc, char **argv, int claims)
 		goto out;
 	buf_reset(&err);
 	if (series_pick(ptrs, nmsgs, a.msgid, a.version, &s, &err) < 0) {
-		fprintf(stderr, "kperfci: %s\n", err.data);
+		fprintf(stderr, "kperfci: %s\n", term_clean(err.data));
 		goto out;
 	}
 	if (claims)

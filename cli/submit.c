@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/term.h"
 #include "core/matrix_check.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
@@ -32,13 +33,13 @@ submit_state_rests(json_t *s)
 	return json_is_true(f);
 }
 
-/* A string member, made safe for the terminal (client_clean), or NULL. */
+/* A string member, made safe for the terminal (term_clean), or NULL. */
 static const char *
 jget(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 
-	return json_is_string(v) ? client_clean(json_string_value(v)) : NULL;
+	return json_is_string(v) ? term_clean(json_string_value(v)) : NULL;
 }
 
 /* jget, but "" instead of NULL, for printing */

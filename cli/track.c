@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/client.h"
+#include "cli/term.h"
 #include "lib/buf.h"
 
 int	cmd_track_list(int, char **);
@@ -22,7 +23,8 @@ tstr(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 
-	return s ? s : "-";
+	/* from the server: a commit subject may hold ESC or BEL */
+	return s ? term_clean(s) : "-";
 }
 
 /* The track name in argv[1], checked for a path-safe spelling. */
@@ -49,16 +51,17 @@ cmd_track_list(int argc, char **argv)
 		return 1;
 	json_array_foreach(json_object_get(o, "tracks"), i, t) {
 		r = json_object_get(t, "last_run");
-		printf("%-20s tree %s branch %s  last run: ", tstr(t, "name"),
-		    tstr(t, "tree"), tstr(t, "branch"));
+		term_printf("%-20s tree %s branch %s  last run: ",
+		    tstr(t, "name"), tstr(t, "tree"), tstr(t, "branch"));
 		if (json_is_object(r))
-			printf("%lld %s%s%s\n", (long long)json_integer_value(
+			term_printf("%lld %s%s%s\n",
+			    (long long)json_integer_value(
 			    json_object_get(r, "id")), tstr(r, "state"),
 			    json_is_string(json_object_get(r, "note")) ?
 			    ": " : "", json_is_string(json_object_get(r,
 			    "note")) ? tstr(r, "note") : "");
 		else
-			printf("none\n");
+			term_printf("none\n");
 	}
 	json_decref(o);
 	return 0;
@@ -85,19 +88,20 @@ cmd_track_show(int argc, char **argv)
 		json_decref(o);
 		return 0;
 	}
-	printf("track %s: tree %s, branch %s, %lld boots per run\n\nruns:\n",
-	    tstr(o, "name"), tstr(o, "tree"), tstr(o, "branch"),
+	term_printf("track %s: tree %s, branch %s, %lld boots per run\n\n"
+	    "runs:\n", tstr(o, "name"), tstr(o, "tree"), tstr(o, "branch"),
 	    (long long)json_integer_value(json_object_get(o, "boots")));
 	json_array_foreach(json_object_get(o, "runs"), i, x)
-		printf("  %-5lld %-8s %-7s %.12s %s\n",
+		term_printf("  %-5lld %-8s %-7s %.12s %s\n",
 		    (long long)json_integer_value(json_object_get(x, "id")),
 		    tstr(x, "state"), tstr(x, "trigger"), tstr(x, "head"),
 		    json_is_string(json_object_get(x, "error")) ?
 		    tstr(x, "error") : json_is_string(json_object_get(x,
 		    "note")) ? tstr(x, "note") : "");
-	printf("\nregressions:\n");
+	term_printf("\nregressions:\n");
 	json_array_foreach(json_object_get(o, "regressions"), i, x)
-		printf("  #%lld %s %s %s %+.1f%% runs %lld..%lld: %s %.12s %s\n",
+		term_printf("  #%lld %s %s %s %+.1f%% runs %lld..%lld: "
+		    "%s %.12s %s\n",
 		    (long long)json_integer_value(json_object_get(x, "id")),
 		    tstr(x, "workload"), tstr(x, "params"), tstr(x, "metric"),
 		    json_number_value(json_object_get(x, "pct_change")),
@@ -124,7 +128,7 @@ cmd_track_run(int argc, char **argv)
 	json_decref(body);
 	if (!o)
 		return 1;
-	printf("run %lld%s\n", (long long)json_integer_value(
+	term_printf("run %lld%s\n", (long long)json_integer_value(
 	    json_object_get(o, "id")), json_is_true(json_object_get(o,
 	    "existing")) ? " (already in progress)" : " queued");
 	json_decref(o);

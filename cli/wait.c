@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/client.h"
+#include "cli/term.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 
@@ -48,8 +49,7 @@ wait_int(json_t *o, const char *k)
 static void
 wait_clean(struct buf *b, const char *s)
 {
-	for (; s && *s; s++)
-		buf_addch(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	term_add(b, s, s ? strlen(s) : 0, 0);
 }
 
 /* "building 40%" / "done" / "-" for one side's build. */
@@ -146,12 +146,7 @@ wait_report(long long id)
 		return -1;
 	}
 	/* keep newlines; drop every other control byte */
-	for (size_t i = 0; i < out.len; i++) {
-		unsigned char c = out.data[i];
-
-		buf_addch(&clean, (c < 0x20 && c != '\n' && c != '\t') ||
-		    c == 0x7f ? '?' : c);
-	}
+	term_add(&clean, out.data, out.len, 1);
 	fputs(clean.data ? clean.data : "", stdout);
 	fflush(stdout);
 	buf_release(&out);

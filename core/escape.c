@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/escape.h"
 
@@ -71,4 +72,62 @@ html_url_escape(struct buf *b, const char *s)
 			buf_addch(b, hex[c & 15]);
 		}
 	}
+}
+
+/* 1 when url starts with base, ending there at a path boundary. */
+static int
+html_link_base(const char *url, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (!n || strncasecmp(url, base, n))
+		return 0;
+	return base[n - 1] == '/' || url[n] == '\0' || url[n] == '/' ||
+	    url[n] == '?' || url[n] == '#';
+}
+
+int
+html_link_ok(const char *url, const char *const *bases, size_t nbases)
+{
+	const unsigned char *p;
+	const char *host;
+	size_t i;
+
+	if (!url)
+		return 0;
+	if (!strncasecmp(url, "https://", 8))
+		host = url + 8;
+	else if (!strncasecmp(url, "http://", 7))
+		host = url + 7;
+	else
+		return 0;
+	if (!*host || strchr("/?#@:", *host))
+		return 0;		/* no host */
+	for (p = (const unsigned char *)url; *p; p++)
+		if (*p <= 0x20 || *p == 0x7f || *p == '\\')
+			return 0;
+	if (!nbases)
+		return 1;
+	for (i = 0; i < nbases; i++)
+		if (bases[i] && html_link_base(url, bases[i]))
+			return 1;
+	return 0;
+}
+
+int
+html_link(struct buf *b, const char *url, const char *text,
+    const char *const *bases, size_t nbases)
+{
+	if (!text)
+		text = url ? url : "";
+	if (!html_link_ok(url, bases, nbases)) {
+		html_txt(b, text);
+		return 0;
+	}
+	buf_addstr(b, "<a href=\"");
+	html_attr(b, url);
+	buf_addstr(b, "\" rel=\"noreferrer nofollow\">");
+	html_txt(b, text);
+	buf_addstr(b, "</a>");
+	return 1;
 }

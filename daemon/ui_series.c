@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/lore.h"
+#include "daemon/app.h"
 #include "daemon/auth.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
@@ -266,11 +267,8 @@ ui_series_patches(struct buf *b, const struct db_series *s)
 			buf_addstr(&u, "all/");
 			lore_escape_msgid(&u, p->msgid);
 			buf_addch(&u, '/');
-			buf_addstr(b, "<a href=\"");
-			html_attr(b, u.data);
-			buf_addstr(b, "\" rel=\"noreferrer\">");
-			html_txt(b, p->subject);
-			buf_addstr(b, "</a>");
+			html_link(b, u.data, p->subject, (const char *const *)
+			    app.settings.lore.allow, app.settings.lore.nallow);
 			buf_release(&u);
 		} else {
 			html_txt(b, p->subject);
@@ -362,11 +360,10 @@ ui_series_page(struct http_req *req, struct http_resp *resp)
 	buf_addstr(&b, "<dl class=\"meta\">\n");
 	buf_addf(&b, "<dt>id</dt><dd>%lld</dd>\n", id);
 	if (s.source && strcmp(s.source, "upload")) {
-		buf_addstr(&b, "<dt>source</dt><dd><a href=\"");
-		html_attr(&b, s.source);
-		buf_addstr(&b, "\" rel=\"noreferrer\">");
-		html_txt(&b, s.source);
-		buf_addstr(&b, "</a></dd>\n");
+		buf_addstr(&b, "<dt>source</dt><dd>");
+		html_link(&b, s.source, NULL, (const char *const *)
+		    app.settings.lore.allow, app.settings.lore.nallow);
+		buf_addstr(&b, "</dd>\n");
 	} else {
 		ui_series_dl(&b, "source", "uploaded mbox");
 	}

@@ -381,11 +381,9 @@ ui_regression(struct http_req *req, struct http_resp *resp)
 		buf_addstr(&b, "<br>");
 		html_txt(&b, g.author ? g.author : "");
 		if (g.link) {
-			buf_addstr(&b, "<br><a href=\"");
-			html_attr(&b, g.link);
-			buf_addstr(&b, "\">");
-			html_txt(&b, g.link);
-			buf_addstr(&b, "</a>");
+			/* the commit's Link: trailer: a link only when http(s) */
+			buf_addstr(&b, "<br>");
+			html_link(&b, g.link, NULL, NULL, 0);
 		}
 		buf_addstr(&b, "</dd>\n");
 	}
