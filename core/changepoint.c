@@ -64,6 +64,8 @@ changepoint_opts_init(struct changepoint_opts *o)
 	o->min_effect = CHANGEPOINT_DEFAULT_MIN_EFFECT;
 	o->min_boots = 2;
 	o->seed = 1;
+	o->confirm = CHANGEPOINT_DEFAULT_CONFIRM;
+	o->horizon = CHANGEPOINT_DEFAULT_HORIZON;
 }
 
 /*
@@ -329,4 +331,81 @@ changepoint_is_regression(const struct changepoint *c, int better,
 	if (!isfinite(c->pct_change) || fabs(c->pct_change) < min_effect)
 		return 0;
 	return better >= 0 ? c->pct_change < 0 : c->pct_change > 0;
+}
+
+/* The regression of an at night, or NULL. */
+static const struct changepoint *
+cp_find(const struct changepoint *an, size_t n, size_t night, int better,
+    double min_effect)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (an[i].night == night &&
+		    changepoint_is_regression(&an[i], better, min_effect))
+			return &an[i];
+	return NULL;
+}
+
+void
+changepoint_confirm(struct changepoint *const *an, const size_t *nan,
+    size_t nnights, const struct changepoint_opts *o, int better,
+    struct changepoint **out, size_t *nout)
+{
+	size_t K = o->confirm > 1 ? (size_t)o->confirm : 1, i, j;
+
+	*out = xcalloc(nan[0] + 1, sizeof(**out));
+	*nout = 0;
+	if (nnights < K)
+		return;
+	for (i = 0; i < nan[0]; i++) {
+		const struct changepoint *c = &an[0][i];
+
+		if (!changepoint_is_regression(c, better, o->min_effect))
+			continue;
+		/* seen on confirm nights: the last of them is its own */
+		if (c->night + K > nnights)
+			continue;
+		if (o->horizon > 0 && c->night + (size_t)o->horizon < nnights)
+			continue;
+		for (j = 1; j < K; j++)
+			if (!cp_find(an[j], nan[j], c->night, better,
+			    o->min_effect))
+				break;
+		if (j == K)
+			(*out)[(*nout)++] = *c;
+	}
+}
+
+int
+changepoint_nightly(const double *v, const size_t *start, size_t nnights,
+    const struct changepoint_opts *opts, int better,
+    struct changepoint **out, size_t *nout, char *err, size_t errsz)
+{
+	struct changepoint_opts def;
+	struct changepoint **an;
+	size_t *nan, K, j;
+	int rc = -1;
+
+	if (!opts) {
+		changepoint_opts_init(&def);
+		opts = &def;
+	}
+	K = opts->confirm > 1 ? (size_t)opts->confirm : 1;
+	*out = NULL;
+	*nout = 0;
+	an = xcalloc(K, sizeof(*an));
+	nan = xcalloc(K, sizeof(*nan));
+	for (j = 0; j < K && j < nnights; j++)
+		if (changepoint_detect(v, start, nnights - j, opts, &an[j],
+		    &nan[j], err, errsz) != 0)
+			goto out;
+	changepoint_confirm(an, nan, nnights, opts, better, out, nout);
+	rc = 0;
+out:
+	for (j = 0; j < K; j++)
+		free(an[j]);
+	free(an);
+	free(nan);
+	return rc;
 }

@@ -21,6 +21,8 @@
 #define CHANGEPOINT_DEFAULT_PERMS	199
 #define CHANGEPOINT_DEFAULT_MIN_EFFECT	1.5	/* % */
 #define CHANGEPOINT_MAX_BOOTS		20000	/* in one history */
+#define CHANGEPOINT_DEFAULT_CONFIRM	2	/* nights a point must be seen */
+#define CHANGEPOINT_DEFAULT_HORIZON	4	/* nights it may still open */
 
 struct changepoint_opts {
 	double	 alpha;		/* significance of each split */
@@ -29,6 +31,11 @@ struct changepoint_opts {
 				   reported (they still split) */
 	size_t	 min_boots;	/* boots on each side of a split (2) */
 	unsigned long seed;	/* permutation RNG (default 1) */
+	int	 confirm;	/* nightly: analyses in a row that must
+				   show the point (1: the night it shows) */
+	int	 horizon;	/* nightly: a point older than this many
+				   nights is no longer opened (0: never
+				   too old) */
 };
 
 void	changepoint_opts_init(struct changepoint_opts *);
@@ -61,5 +68,33 @@ int	changepoint_detect(const double *v, const size_t *start, size_t nnights,
  */
 int	changepoint_is_regression(const struct changepoint *, int better,
 	    double min_effect);
+
+/*
+ * The nightly rule, as the daemon applies it after every night: the
+ * regressions (bad direction for better, at least min_effect) that the
+ * analysis of the whole history confirms tonight.  A change point is
+ * confirmed when the analyses of the last opts->confirm histories (all
+ * nights, all but the last, ...) each hold a regression at the same first
+ * bad night, and it is at most opts->horizon nights old (its first bad
+ * night is one of the last horizon nights).  The daemon opens a
+ * regression for each confirmed point it has not opened yet; the design
+ * comment in changepoint.c argues the numbers.  *out as for
+ * changepoint_detect (figures from the whole history).  0 or -1.
+ */
+int	changepoint_nightly(const double *v, const size_t *start,
+	    size_t nnights, const struct changepoint_opts *, int better,
+	    struct changepoint **out, size_t *nout, char *err, size_t errsz);
+
+/*
+ * changepoint_nightly's rule on analyses already made: an[j] (nan[j]
+ * points) is changepoint_detect's answer for the first nnights - j nights,
+ * j < opts->confirm (a history shorter than confirm nights confirms
+ * nothing).  Borrowed; *out as above.  The benchmark keeps the analyses of
+ * the previous nights and calls this, which is what changepoint_nightly
+ * computes.
+ */
+void	changepoint_confirm(struct changepoint *const *an, const size_t *nan,
+	    size_t nnights, const struct changepoint_opts *, int better,
+	    struct changepoint **out, size_t *nout);
 
 #endif
