@@ -16,6 +16,7 @@
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
+#include "daemon/auth.h"
 #include "daemon/config.h"
 #include "daemon/db_agent.h"
 #include "daemon/http.h"
@@ -123,11 +124,93 @@ agent_auth_failed(const char *peer)
 	pthread_mutex_unlock(&agent_fails_lock);
 }
 
+/*
+ * Failed authentications per configured agent name, in the same windows:
+ * a wrong token for a known name counts against the name as well as the
+ * address, so guessers spread over many addresses (or one proxy) still
+ * meet a limit.  The address that last authenticated as the agent is not
+ * held back by its name's window (only by its own address's): a stranger
+ * who knows the name must not lock the agent itself out.  Only names of
+ * [agent] sections get an entry, so the table is not flooded by made-up
+ * names; when full, the entry whose window started first is reused.
+ */
+static struct agent_name_fail {
+	char	 name[72];
+	char	 good[64];		/* last address that got it right */
+	time_t	 start;
+	int	 fails;
+} agent_name_fails[AGENT_AUTH_NAMES];
+
+/* The entry of name (created when add); the lock is held. */
+static struct agent_name_fail *
+agent_name_find(const char *name, time_t now, int add)
+{
+	struct agent_name_fail *oldest = &agent_name_fails[0];
+
+	for (size_t i = 0; i < AGENT_AUTH_NAMES; i++) {
+		struct agent_name_fail *f = &agent_name_fails[i];
+
+		if (f->name[0] && !strcmp(f->name, name)) {
+			if (now - f->start >= AGENT_AUTH_WINDOW) {
+				f->start = now;
+				f->fails = 0;
+			}
+			return f;
+		}
+		if (!f->name[0] || f->start < oldest->start)
+			oldest = f;
+		if (!f->name[0])
+			break;
+	}
+	if (!add)
+		return NULL;
+	memset(oldest, 0, sizeof(*oldest));
+	snprintf(oldest->name, sizeof(oldest->name), "%s", name);
+	oldest->start = now;
+	return oldest;
+}
+
+/* Seconds a client other than the name's own must wait; 0: it may try. */
+static long
+agent_name_blocked(const char *name, const char *client)
+{
+	time_t now = time(NULL);
+	struct agent_name_fail *f;
+	long wait = 0;
+
+	pthread_mutex_lock(&agent_fails_lock);
+	if ((f = agent_name_find(name, now, 0)) &&
+	    f->fails >= AGENT_AUTH_FAILS &&
+	    (!client || strcmp(f->good, client)))
+		wait = (long)(f->start + AGENT_AUTH_WINDOW - now);
+	pthread_mutex_unlock(&agent_fails_lock);
+	return wait > 0 ? wait : 0;
+}
+
+/* One more failure of name (ok 0), or the address it succeeded from. */
+static void
+agent_name_seen(const char *name, const char *client, int ok)
+{
+	struct agent_name_fail *f;
+
+	pthread_mutex_lock(&agent_fails_lock);
+	f = agent_name_find(name, time(NULL), 1);
+	if (ok)
+		snprintf(f->good, sizeof(f->good), "%s", client);
+	else if (++f->fails == AGENT_AUTH_FAILS)
+		log_warnx("agent: %d failed authentications as \"%s\" in "
+		    "%d s: refused but from %s for the rest of the window",
+		    f->fails, name, AGENT_AUTH_WINDOW, f->good[0] ? f->good :
+		    "nowhere");
+	pthread_mutex_unlock(&agent_fails_lock);
+}
+
 void
 agent_auth_reset(void)
 {
 	pthread_mutex_lock(&agent_fails_lock);
 	memset(agent_fails, 0, sizeof(agent_fails));
+	memset(agent_name_fails, 0, sizeof(agent_name_fails));
 	pthread_mutex_unlock(&agent_fails_lock);
 }
 
@@ -211,21 +294,36 @@ int
 agent_authorize(const struct http_req *req, const char *name,
     struct http_resp *resp)
 {
-	long wait = agent_auth_blocked(req->peer);
+	char client[64];
+	const char *cl = *auth_client(req, client, sizeof(client)) ? client :
+	    NULL;
+	/* a name counts only when it is an [agent]'s and a client is known */
+	int known = cl && name && settings_agent_token(&app.settings, name);
+	long wait = agent_auth_blocked(cl);
+	int by_name = 0;
 
+	if (!wait && known && (wait = agent_name_blocked(name, cl)) > 0)
+		by_name = 1;
 	if (wait > 0) {
 		char s[24];
 
 		snprintf(s, sizeof(s), "%ld", wait);
 		http_resp_header(resp, "Retry-After", s);
 		http_reply_error(resp, 429, "Authorization: too many failed "
-		    "attempts from %s (%d in %d s); retry in %ld s", req->peer,
-		    AGENT_AUTH_FAILS, AGENT_AUTH_WINDOW, wait);
+		    "attempts %s%s%s (%d in %d s); retry in %ld s", by_name ?
+		    "as agent \"" : "from ", by_name ? name : cl,
+		    by_name ? "\"" : "", AGENT_AUTH_FAILS, AGENT_AUTH_WINDOW,
+		    wait);
 		return -1;
 	}
-	if (agent_token_check(req, name, resp) == 0)
+	if (agent_token_check(req, name, resp) == 0) {
+		if (known)
+			agent_name_seen(name, cl, 1);
 		return 0;
-	agent_auth_failed(req->peer);
+	}
+	agent_auth_failed(cl);
+	if (known)
+		agent_name_seen(name, cl, 0);
 	return -1;
 }
 

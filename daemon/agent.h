@@ -26,6 +26,8 @@
 #define AGENT_AUTH_FAILS	10
 #define AGENT_AUTH_WINDOW	60
 #define AGENT_AUTH_PEERS	1024
+/* Agent names whose failures are kept (only [agent] names count). */
+#define AGENT_AUTH_NAMES	256
 
 struct db;
 struct http_req;
@@ -86,8 +88,10 @@ char	*agent_class(const json_t *topology);
  * Checks the request's bearer token against agent `name` (NULL: any
  * configured agent).  0, or -1 with 401/403 in resp naming the problem
  * (the example token AGENT_EXAMPLE_TOKEN is always refused, and logged),
- * or 429 with Retry-After once the client address has failed
- * AGENT_AUTH_FAILS times in its AGENT_AUTH_WINDOW.
+ * or 429 with Retry-After once the client address (auth_client: the
+ * peer, or behind an [auth] proxy the address it forwarded for) has
+ * failed AGENT_AUTH_FAILS times in its AGENT_AUTH_WINDOW, or the named
+ * agent has, from anywhere but the address that last authenticated as it.
  */
 int	agent_authorize(const struct http_req *, const char *name,
 	    struct http_resp *);

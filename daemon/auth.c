@@ -64,6 +64,91 @@ auth_trusted_loopback(const struct http_req *r)
 	    !http_header(r, "Forwarded") && !http_header(r, "X-Real-IP");
 }
 
+/* ---- the client behind a proxy -------------------------------------- */
+
+/* s as a 16-byte address (IPv4 as ::ffff:a.b.c.d); 0, or -1. */
+static int
+auth_addr(const char *s, unsigned char out[16])
+{
+	unsigned char v4[4];
+
+	if (inet_pton(AF_INET6, s, out) == 1)
+		return 0;
+	if (inet_pton(AF_INET, s, v4) != 1)
+		return -1;
+	memset(out, 0, 10);
+	out[10] = out[11] = 0xff;
+	memcpy(out + 12, v4, 4);
+	return 0;
+}
+
+int
+auth_check_proxy(const char *v, struct buf *err)
+{
+	unsigned char a[16];
+
+	if (auth_addr(v, a) < 0)
+		return buf_addf(err, "proxy \"%s\" is not an IPv4 or IPv6 "
+		    "address (give the address the proxy connects from)", v),
+		    -1;
+	return 0;
+}
+
+static int
+auth_peer_is_proxy(const char *peer)
+{
+	unsigned char a[16], p[16];
+
+	if (!peer || auth_addr(peer, a) < 0)
+		return 0;
+	for (size_t i = 0; i < app.settings.auth.nproxies; i++)
+		if (auth_addr(app.settings.auth.proxies[i], p) == 0 &&
+		    !memcmp(a, p, 16))
+			return 1;
+	return 0;
+}
+
+/* The last X-Forwarded-For header's last hop, trimmed, into out. */
+static int
+auth_forwarded_for(const struct http_req *r, char *out, size_t n)
+{
+	const char *xff = NULL, *hop, *end;
+	unsigned char a[16];
+	size_t len;
+
+	for (size_t i = 0; i < r->nheaders; i++)
+		if (!strcasecmp(r->headers[i].name, "X-Forwarded-For"))
+			xff = r->headers[i].value;
+	if (!xff)
+		return -1;
+	hop = strrchr(xff, ',');
+	hop = hop ? hop + 1 : xff;
+	hop += strspn(hop, " \t");
+	for (end = hop + strlen(hop); end > hop && (end[-1] == ' ' ||
+	    end[-1] == '\t'); end--)
+		;
+	len = end - hop;
+	if (!len || len >= n || len >= INET6_ADDRSTRLEN)
+		return -1;
+	memcpy(out, hop, len);
+	out[len] = '\0';
+	return auth_addr(out, a);
+}
+
+char *
+auth_client(const struct http_req *r, char *out, size_t n)
+{
+	if (!n)
+		return out;
+	out[0] = '\0';
+	if (!r->peer)
+		return out;
+	if (auth_peer_is_proxy(r->peer) && auth_forwarded_for(r, out, n) == 0)
+		return out;
+	snprintf(out, n, "%s", r->peer);
+	return out;
+}
+
 /* The bearer token of the request, or NULL; *owned to free. */
 static const char *
 auth_bearer(const struct http_req *r, int form, char **owned)
@@ -98,26 +183,27 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
     struct http_resp *resp)
 {
 	const char *admin = app.settings.auth.admin_token_sha256;
-	const char *tok, *sub, *want;
-	char *owned, got[65];
+	const char *tok, *sub, *want, *cl;
+	char *owned, got[65], client[INET6_ADDRSTRLEN];
 	size_t i;
 	long wait;
 	int rc = 0;
 
 	auth_set(who, AUTH_ANON, "anonymous");
+	cl = *auth_client(r, client, sizeof(client)) ? client : NULL;
 	tok = auth_bearer(r, form, &owned);
 	if (!tok) {
 		if (auth_trusted_loopback(r))
 			auth_set(who, admin ? AUTH_LOCAL : AUTH_ADMIN, "local");
 		goto out;
 	}
-	if ((wait = agent_auth_blocked(r->peer)) > 0) {
+	if ((wait = agent_auth_blocked(cl)) > 0) {
 		char ra[24];
 
 		snprintf(ra, sizeof(ra), "%ld", wait);
 		http_resp_header(resp, "Retry-After", ra);
 		http_reply_error(resp, 429, "Authorization: too many failed "
-		    "attempts from %s (%d in %d s); retry in %ld s", r->peer,
+		    "attempts from %s (%d in %d s); retry in %ld s", cl,
 		    AGENT_AUTH_FAILS, AGENT_AUTH_WINDOW, wait);
 		rc = -1;
 		goto out;
@@ -138,7 +224,7 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
 			goto out;
 		}
 	}
-	agent_auth_failed(r->peer);
+	agent_auth_failed(cl);
 	http_reply_error(resp, 403, "Authorization: the token is neither the "
 	    "admin token nor a configured submitter's");
 	rc = -1;
@@ -150,9 +236,13 @@ out:
 const char *
 auth_limits_key(const struct http_req *r, const struct auth_who *who)
 {
+	static __thread char client[INET6_ADDRSTRLEN];
+
 	if (who->role == AUTH_ADMIN)
 		return NULL;		/* the operator is not limited */
-	return who->role == AUTH_SUBMITTER ? who->name : r->peer;
+	if (who->role == AUTH_SUBMITTER)
+		return who->name;
+	return *auth_client(r, client, sizeof(client)) ? client : NULL;
 }
 
 int

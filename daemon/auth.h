@@ -13,9 +13,12 @@
  *			trust_loopback on) when an admin token is configured
  *	anonymous	anything else: GET only
  *
- * A wrong token counts against its address in the agents' throttle
+ * A wrong token counts against its client address in the agents' throttle
  * (agent.h): past AGENT_AUTH_FAILS in AGENT_AUTH_WINDOW seconds every
- * token from there gets 429 until the window ends.
+ * token from there gets 429 until the window ends.  The client address is
+ * the peer, or, when the peer is an [auth] proxy, the last hop of its
+ * X-Forwarded-For (auth_client): behind a proxy one guesser must not lock
+ * every agent and submitter out.
  *
  * The guard (auth_guard, run by http_route_dispatch before every handler
  * of the daemon's route tables) checks, in order:
@@ -82,9 +85,22 @@ int	 auth_identify(const struct http_req *, int form, struct auth_who *,
 int	 auth_trusted_loopback(const struct http_req *);
 
 /* Whom the submission limits (limits.h) count: a submitter by name,
-   the admin not at all (NULL), anyone else by address. */
+   the admin not at all (NULL), anyone else by client address
+   (auth_client; the string lives until this thread's next call). */
 const char *auth_limits_key(const struct http_req *,
 	    const struct auth_who *);
+
+/*
+ * The client address of req into out[0..n): its peer, or, when the peer
+ * is a configured [auth] proxy, the last hop of its (last)
+ * X-Forwarded-For header -- the address the proxy saw; a hop that is not
+ * an address leaves the proxy's.  "" for an in-process request (no peer).
+ * Returns out.
+ */
+char	*auth_client(const struct http_req *, char *out, size_t n);
+
+/* Config check for [auth] proxy: an IPv4 or IPv6 address. */
+int	 auth_check_proxy(const char *value, struct buf *err);
 
 /* 1 if who may cancel or re-run a series submitted by owner (NULL: by
    nobody known, so admin only). */

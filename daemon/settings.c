@@ -143,6 +143,8 @@ settings_access(const struct config *c, struct settings *s)
 
 static void
 settings_runs(const struct config *c, struct settings *s)
+	s->auth.proxies = settings_list(c, "auth", NULL, "proxy",
+	    &s->auth.nproxies);
 {
 	const char *m;
 
@@ -364,6 +366,7 @@ settings_release(struct settings *s)
 	free(s->watches);
 	free(s->tracks);
 	memset(s, 0, sizeof(*s));
+	free(s->auth.proxies);
 }
 
 const struct settings_tree *

@@ -87,6 +87,8 @@ struct settings {
 		int		 trust_loopback;
 		struct settings_token *submitters;
 		size_t		 nsubmitters;
+		const char	**proxies;	/* [auth] proxy addresses */
+		size_t		 nproxies;
 	} auth;
 	struct {
 		int		 boots, boot_step, max_boots, replacements;

@@ -3,7 +3,9 @@
  * example token etc/agent.conf ships is refused in the configuration and
  * on the wire, and failed attempts from one address are throttled (429
  * with Retry-After) while other addresses and the right token elsewhere
- * still get through.
+ * still get through; wrong tokens for a configured agent's name count
+ * against the name too, from however many addresses, while the address
+ * that last authenticated as it still gets in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,11 +85,13 @@ test_throttle(void)
 	agent_auth_reset();
 	is_int(auth("192.0.2.9", "lab0", "s3cret", NULL, NULL), 0,
 	    "the right token passes");
+	/* guesses that name no agent (the header check before the body):
+	   the address's window only; test_name_throttle has the names' */
 	for (i = 0; i < AGENT_AUTH_FAILS; i++)
-		if ((st = auth("192.0.2.9", "lab0", "guess", NULL, NULL)) != 403)
+		if ((st = auth("192.0.2.9", NULL, "guess", NULL, NULL)) != 403)
 			break;
 	is_int(i, AGENT_AUTH_FAILS, "%d wrong guesses get 403", i);
-	st = auth("192.0.2.9", "lab0", "guess", &body, &retry);
+	st = auth("192.0.2.9", NULL, "guess", &body, &retry);
 	is_int(st, 429, "the next guess gets 429");
 	ok(strstr(body, "too many failed") && strstr(body, "192.0.2.9"),
 	    "429 names the address (%s)", body);
@@ -109,10 +113,49 @@ test_throttle(void)
 		char peer[32];
 
 		snprintf(peer, sizeof(peer), "198.51.%d.%d", i / 250, i % 250);
-		auth(peer, "lab0", "guess", NULL, NULL);
+		auth(peer, NULL, "guess", NULL, NULL);
 	}
 	is_int(auth("192.0.2.10", "lab0", "s3cret", NULL, NULL), 0,
 	    "after a spray of addresses the right token still passes");
+}
+
+static void
+test_name_throttle(void)
+{
+	char peer[32], *body;
+	int i, st = 0;
+
+	agent_auth_reset();
+	is_int(auth("192.0.2.20", "lab0", "s3cret", NULL, NULL), 0,
+	    "lab0 authenticates from its own address");
+	/* one wrong guess from each of many addresses: no address window
+	   fills, the name's does */
+	for (i = 0; i < AGENT_AUTH_FAILS; i++) {
+		snprintf(peer, sizeof(peer), "203.0.113.%d", i + 1);
+		if ((st = auth(peer, "lab0", "guess", NULL, NULL)) != 403)
+			break;
+	}
+	is_int(i, AGENT_AUTH_FAILS, "%d wrong tokens for lab0 from %d "
+	    "addresses: 403", i, i);
+	st = auth("203.0.113.200", "lab0", "guess", &body, NULL);
+	is_int(st, 429, "the next one, from a fresh address, gets 429");
+	ok(strstr(body, "as agent") && strstr(body, "lab0"),
+	    "naming the agent (%s)", body);
+	free(body);
+	is_int(auth("203.0.113.201", "lab0", "s3cret", NULL, NULL), 429,
+	    "even the right token waits from an address lab0 never used");
+	is_int(auth("192.0.2.20", "lab0", "s3cret", NULL, NULL), 0,
+	    "lab0 itself, from its address, is not locked out");
+	is_int(auth("203.0.113.202", NULL, "s3cret", NULL, NULL), 0,
+	    "a check that names no agent counts addresses only");
+	agent_auth_reset();
+	for (i = 0; i < 3 * AGENT_AUTH_FAILS; i++) {
+		snprintf(peer, sizeof(peer), "198.18.0.%d", i + 1);
+		auth(peer, "nosuch", "guess", NULL, NULL);
+	}
+	is_int(auth("198.18.1.1", "nosuch", "guess", NULL, NULL), 403,
+	    "a made-up name gets no window (the table is not theirs)");
+	agent_auth_reset();
 }
 
 int
@@ -129,6 +172,7 @@ main(void)
 	    err.data ? err.data : "");
 	test_example_token();
 	test_throttle();
+	test_name_throttle();
 	settings_release(&app.settings);
 	config_release(&app.cfg);
 	free(conf);

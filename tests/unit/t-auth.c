@@ -271,6 +271,70 @@ test_throttle(void)
 	agent_auth_reset();
 }
 
+/* Behind an [auth] proxy the client is the last X-Forwarded-For hop. */
+static void
+test_proxy(const char *extra)
+{
+	const char *wrong[] = { "Authorization: Bearer guess",
+	    "X-Forwarded-For: 203.0.113.7", NULL };
+	const char *bob_7[] = { "Authorization: Bearer " BOB,
+	    "X-Forwarded-For: 203.0.113.7", NULL };
+	const char *bob_8[] = { "Authorization: Bearer " BOB,
+	    "X-Forwarded-For: 203.0.113.8", NULL };
+	const char *forged[] = { "Authorization: Bearer " BOB,
+	    "X-Forwarded-For: 203.0.113.8, 203.0.113.7", NULL };
+	const char *bob[] = { "Authorization: Bearer " BOB, NULL };
+	char *conf = xasprintf("%s[auth]\nproxy = 192.0.2.50\n"
+	    "proxy = 2001:db8::50\n", extra), client[64], *out;
+	struct http_req r;
+	struct buf err = BUF_INIT(0);
+	int i, st = 0;
+
+	config_with(conf);
+	agent_auth_reset();
+	for (i = 0; i < AGENT_AUTH_FAILS; i++)
+		st = post("192.0.2.50", "/api/v1/series", URLJ "}", wrong,
+		    NULL);
+	is_int(st, 403, "via the proxy, wrong tokens from one client: 403");
+	is_int(post("192.0.2.50", "/api/v1/series", URLJ "}", bob_7, &out),
+	    429, "then that client gets 429");
+	ok(strstr(out, "203.0.113.7") != NULL, "naming the client, not the "
+	    "proxy (%s)", out);
+	free(out);
+	is_int(post("192.0.2.50", "/api/v1/series", URLJ "}", bob_8, NULL),
+	    202, "another client behind the same proxy is not locked out");
+	is_int(post("192.0.2.50", "/api/v1/series", URLJ "}", forged, NULL),
+	    429, "the last hop counts, not what the client wrote before it");
+	is_int(post("198.51.100.60", "/api/v1/series", URLJ "}", wrong,
+	    NULL), 403, "X-Forwarded-For from a non-proxy is not believed");
+	is_int(post("192.0.2.51", "/api/v1/series", URLJ "}", bob, NULL),
+	    202, "and the proxy's own address was never throttled");
+
+	http_req_init(&r, "GET", "/", 1 << 10);
+	r.peer = "::ffff:192.0.2.50";
+	http_req_add_header(&r, "X-Forwarded-For", " 2001:db8::9 ");
+	is_str(auth_client(&r, client, sizeof(client)), "2001:db8::9",
+	    "a v4-mapped proxy peer, an IPv6 hop, trimmed");
+	r.peer = "2001:db8::50";
+	http_req_add_header(&r, "X-Forwarded-For", "unknown");
+	is_str(auth_client(&r, client, sizeof(client)), "2001:db8::50",
+	    "the last header's hop is not an address: the proxy's own");
+	r.peer = "192.0.2.77";
+	is_str(auth_client(&r, client, sizeof(client)), "192.0.2.77",
+	    "another peer is itself");
+	r.peer = NULL;
+	is_str(auth_client(&r, client, sizeof(client)), "",
+	    "in-process: no client");
+	http_req_release(&r);
+	is_int(auth_check_proxy("proxy.example.org", &err), -1,
+	    "[auth] proxy must be an address");
+	ok(strstr(err.data, "proxy.example.org") != NULL, "saying so (%s)",
+	    err.data);
+	buf_release(&err);
+	agent_auth_reset();
+	free(conf);
+}
+
 static void
 test_no_admin_configured(void)
 {
@@ -484,6 +548,7 @@ main(void)
 	test_fields();
 	test_cancel_rerun();
 	test_throttle();
+	test_proxy(extra);
 	free(extra);
 	extra = xasprintf("[submitter \"alice\"]\ntoken_sha256 = %s\n", hal);
 	config_with(extra);
