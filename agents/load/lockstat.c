@@ -240,6 +240,7 @@ lockstat_release(struct lockstat *ls)
 		free(ls->locks[i].name);
 	free(ls->locks);
 	free(ls->waits);
+	free(ls->addrs);
 	memset(ls, 0, sizeof(*ls));
 }
 
@@ -305,25 +306,42 @@ lockstat_static_name(const struct lockstat *ls, unsigned long long addr,
 	return 1;
 }
 
-void
-lockstat_name(const struct lockstat *ls, unsigned long long addr,
-    const unsigned long long *ips, int n, char *out, size_t sz)
+/*
+ * The chain's name into out; *cls gets the lock's class when a frame
+ * names it for certain (prof_lock_class: a lock helper such as
+ * folio_lruvec_lock_irqsave, or the first caller when its only spinlock is
+ * that lock), else NULL.
+ */
+static void
+lockstat_chain_name(const struct lockstat *ls, const unsigned long long *ips,
+    int n, const char *known, char *out, size_t sz, const char **cls)
 {
-	const char *sym, *first = NULL;
-	int i, k = 0;
+	const char *sym, *c, *first = NULL;
+	int i, k = 0, depth = ls->depth;
 
-	if (sz == 0)
-		return;
-	out[0] = '\0';
-	if (lockstat_static_name(ls, addr, out, sz))
-		return;
-	for (i = 0; i < n && k < ls->depth; i++) {
+	*cls = known;
+	for (i = 0; i < n && k < depth; i++) {
 		sym = ls->text ? prof_syms_lookup(ls->text, ips[i]) : NULL;
-		if (!sym || lockstat_skip(ls, ips[i], sym))
+		if (!sym || lockstat_in(ls->lock_text, ips[i]) ||
+		    lockstat_in(ls->sched_text, ips[i]))
+			continue;
+		/* a wrapper names the lock before the caller does */
+		if (!first && !*cls && (c = prof_lock_class(sym)) &&
+		    prof_is_wrapper(sym))
+			*cls = c;
+		if (lockstat_skip(ls, ips[i], sym))
 			continue;
 		if (!first) {
 			first = sym;
-			lockstat_cat(out, sz, prof_guess_lock(sym));
+			if (!*cls)
+				*cls = prof_lock_class(sym);
+			/* a class is the name; callers only past depth 1 */
+			if (*cls && --depth == 0)
+				break;
+		}
+		if (k == 0) {
+			lockstat_cat(out, sz, *cls ? *cls :
+			    prof_guess_lock(sym));
 			lockstat_cat(out, sz, "@");
 		} else {
 			lockstat_cat(out, sz, ";");
@@ -331,8 +349,73 @@ lockstat_name(const struct lockstat *ls, unsigned long long addr,
 		lockstat_cat(out, sz, sym);
 		k++;
 	}
-	if (!first)
+	if (*cls && k == 0)
+		lockstat_cat(out, sz, *cls);
+	else if (!first)
 		lockstat_cat(out, sz, "?@[unknown]");
+}
+
+void
+lockstat_name(const struct lockstat *ls, unsigned long long addr,
+    const unsigned long long *ips, int n, char *out, size_t sz)
+{
+	const char *cls;
+
+	if (sz == 0)
+		return;
+	out[0] = '\0';
+	if (lockstat_static_name(ls, addr, out, sz))
+		return;
+	lockstat_chain_name(ls, ips, n, NULL, out, sz, &cls);
+}
+
+/* The class an address was seen under, or NULL. */
+static const char *
+lockstat_addr_class(const struct lockstat *ls, unsigned long long addr)
+{
+	int i;
+
+	for (i = 0; i < ls->naddrs; i++)
+		if (ls->addrs[i].addr == addr)
+			return ls->addrs[i].cls;
+	return NULL;
+}
+
+static void
+lockstat_addr_learn(struct lockstat *ls, unsigned long long addr,
+    const char *cls)
+{
+	if (!cls || ls->naddrs == LOCKSTAT_MAX_ADDRS ||
+	    lockstat_addr_class(ls, addr))
+		return;
+	if (!ls->addrs)
+		ls->addrs = load_xcalloc(LOCKSTAT_MAX_ADDRS,
+		    sizeof(*ls->addrs));
+	ls->addrs[ls->naddrs].addr = addr;
+	ls->addrs[ls->naddrs++].cls = cls;
+}
+
+/* A wait's row: as lockstat_name, and a lock whose class was learnt from
+   an earlier wait at the same address keeps it (a caller that takes
+   several locks cannot name it). */
+static void
+lockstat_wait_name(struct lockstat *ls, const struct lockstat_rec *r,
+    char *out, size_t sz)
+{
+	const char *cls;
+
+	out[0] = '\0';
+	if (lockstat_static_name(ls, r->addr, out, sz))
+		return;
+	lockstat_chain_name(ls, r->ips, r->nips, NULL, out, sz, &cls);
+	if (cls) {
+		lockstat_addr_learn(ls, r->addr, cls);
+		return;
+	}
+	if ((cls = lockstat_addr_class(ls, r->addr)) == NULL)
+		return;
+	out[0] = '\0';
+	lockstat_chain_name(ls, r->ips, r->nips, cls, out, sz, &cls);
 }
 
 /* ---- pairing and totals ------------------------------------------------ */
@@ -389,7 +472,7 @@ lockstat_begin(struct lockstat *ls, const struct lockstat_rec *r)
 	}
 	if (!ls->waits)
 		ls->waits = load_xcalloc(LOCKSTAT_MAX_WAITS, sizeof(*ls->waits));
-	lockstat_name(ls, r->addr, r->ips, r->nips, name, sizeof(name));
+	lockstat_wait_name(ls, r, name, sizeof(name));
 	w = &ls->waits[ls->nwaits++];
 	w->tid = r->tid;
 	w->cpu = r->cpu;

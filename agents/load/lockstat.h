@@ -13,11 +13,20 @@
  * shrinker_mutex...) by the kallsyms data symbol at its address (needs
  * CONFIG_KALLSYMS_ALL; "sym+0x40" when the lock sits inside a static
  * struct); any other lock (in an lruvec, a zone, a split queue, a list_lru
- * node: every instance of the same kind) by its caller chain: the first
- * `depth` frames of the begin event's callchain that are not lock
- * functions, lock wrappers or tracing, joined by ';' (callee first), after
- * a guessed name, "lru_lock?@folio_batch_move_lru".  Names never contain
- * ',' or '=' (they go into a params string).
+ * node: every instance of the same kind) by where it is taken.  When a
+ * frame names its class for certain (prof_lock_class: a lock helper such
+ * as folio_lruvec_lock_irqsave, or a first caller whose only spinlock it
+ * is, folio_batch_move_lru, list_lru_add, deferred_split_folio), the row
+ * is the class, "lru_lock", "list_lru_node.lock", "split_queue_lock",
+ * every caller and instance summed as perf lock contention -l and
+ * lock_stat do; an address once seen under a class keeps it for waits
+ * from callers that cannot tell (split_huge_page_to_list_to_order).
+ * Else the row is the caller chain: the first `depth` frames of the
+ * begin event's callchain that are not lock functions, lock wrappers or
+ * tracing, joined by ';' (callee first), after a guessed name,
+ * "zone lock?@rmqueue_bulk".  With depth > 1 a class is followed by
+ * depth - 1 callers, "lru_lock@folio_batch_move_lru".  Names never
+ * contain ',' or '=' (they go into a params string).
  *
  * Pairing: a begin opens a wait keyed by (tid, lock address; and CPU for
  * the idle task, tid 0, which runs on every CPU); the end with the same
@@ -41,6 +50,7 @@
 #define LOCKSTAT_MAX_STACK	32
 #define LOCKSTAT_MAX_NAME	120
 #define LOCKSTAT_MAX_WAITS	4096	/* open waits kept at once */
+#define LOCKSTAT_MAX_ADDRS	1024	/* lock addresses whose class is known */
 
 /* lock flags of contention_begin (include/trace/events/lock.h) */
 #define LOCKSTAT_F_SPIN		0x01
@@ -104,6 +114,11 @@ struct lockstat_wait {
 	int	 lock;			/* index in locks */
 };
 
+struct lockstat_addr {
+	unsigned long long addr;
+	const char *cls;		/* static (prof_lock_class) */
+};
+
 struct lockstat {
 	const struct prof_syms *text, *data;	/* borrowed; data may be
 						   empty */
@@ -113,6 +128,8 @@ struct lockstat {
 	int	 nlocks;
 	struct lockstat_wait *waits;
 	int	 nwaits;
+	struct lockstat_addr *addrs;	/* classes learnt, by address */
+	int	 naddrs;
 	long long begins, ends, unpaired;
 };
 

@@ -239,6 +239,66 @@ prof_is_wrapper(const char *sym)
 	return 0;
 }
 
+/*
+ * Lock classes named for certain from one frame: the out-of-line helpers
+ * that take only that lock (folio_lruvec_lock* in mm/memcontrol.c), and
+ * functions whose only spinlock is that lock (so the first frame past the
+ * lock code can only be waiting for it).  The lruvec, list_lru node and
+ * deferred split queue locks are allocated (per node, per memcg): no
+ * kallsyms data symbol names them, only where they are taken.  Checked
+ * against 6.12's mm/swap.c, mm/vmscan.c, mm/list_lru.c and
+ * mm/huge_memory.c: a function that also takes another spinlock
+ * (split_huge_page_to_list_to_order: the split queue lock and the
+ * mapping's i_pages) is not here and keeps its guess.
+ */
+struct prof_class {
+	const char *fn, *lock;
+};
+
+static const struct prof_class prof_classes[] = {
+	{ "folio_lruvec_lock", "lru_lock" },
+	{ "folio_lruvec_lock_irq", "lru_lock" },
+	{ "folio_lruvec_lock_irqsave", "lru_lock" },
+	{ "folio_batch_move_lru", "lru_lock" },
+	{ "folios_put_refs", "lru_lock" },
+	{ "__page_cache_release", "lru_lock" },
+	{ "lru_note_cost", "lru_lock" },
+	{ "folio_activate", "lru_lock" },
+	{ "folio_isolate_lru", "lru_lock" },
+	{ "move_folios_to_lru", "lru_lock" },
+	{ "shrink_inactive_list", "lru_lock" },
+	{ "shrink_active_list", "lru_lock" },
+	{ "check_move_unevictable_folios", "lru_lock" },
+	{ "list_lru_add", "list_lru_node.lock" },
+	{ "list_lru_del", "list_lru_node.lock" },
+	{ "list_lru_walk_one", "list_lru_node.lock" },
+	{ "list_lru_walk_one_irq", "list_lru_node.lock" },
+	{ "list_lru_walk_node", "list_lru_node.lock" },
+	{ "memcg_reparent_list_lru_node", "list_lru_node.lock" },
+	{ "memcg_reparent_list_lrus", "list_lru_node.lock" },
+	{ "__folio_unqueue_deferred_split", "split_queue_lock" },
+	{ "deferred_split_folio", "split_queue_lock" },
+	{ "deferred_split_scan", "split_queue_lock" },
+	{ NULL, NULL },
+};
+
+const char *
+prof_lock_class(const char *sym)
+{
+	size_t n;
+	int i;
+
+	if (!sym)
+		return NULL;
+	/* compiler clones keep their origin's name: .constprop.0, .isra.0 */
+	n = strcspn(sym, ".");
+	for (i = 0; prof_classes[i].fn; i++)
+		if (strncmp(sym, prof_classes[i].fn, n) == 0 &&
+		    prof_classes[i].fn[n] == '\0')
+			return prof_classes[i].lock;
+	return NULL;
+}
+
 struct prof_guess {
 	const char *prefix, *lock;
 };
@@ -280,8 +340,11 @@ static const struct prof_guess prof_guesses[] = {
 const char *
 prof_guess_lock(const char *caller)
 {
+	const char *c = prof_lock_class(caller);
 	int i;
 
+	if (c)
+		return c;
 	for (i = 0; caller && prof_guesses[i].prefix; i++)
 		if (strncmp(caller, prof_guesses[i].prefix,
 		    strlen(prof_guesses[i].prefix)) == 0)

@@ -3,8 +3,9 @@
  * /proc/kallsyms symbol lookup, and the attribution of samples that land in
  * spinlock/mutex/rwsem slow paths to their callers (the first frame that is
  * not a lock function or a lock wrapper such as folio_lruvec_lock_irqsave),
- * with a guessed lock name from the caller ("lru_lock?" for
- * folio_batch_move_lru).  A lock row is (spin function, lock name), so
+ * with the lock's name from the caller: certain for the callers that take
+ * one kind of spinlock only ("lru_lock" for folio_batch_move_lru), else a
+ * guess ("zone lock?" for rmqueue_bulk).  A lock row is (spin function, lock name), so
  * lru_lock, the zone lock and the split-queue lock, which all spin in
  * native_queued_spin_lock_slowpath, are separate rows.  Kept apart from the perf_event_open(2) sampler
  * (wl_lock_profile.c) so the parsing and attribution are unit-tested and
@@ -50,7 +51,11 @@ const char *prof_syms_lookup_off(const struct prof_syms *,
 unsigned long long prof_syms_addr(const struct prof_syms *, const char *name);
 
 int	 prof_is_lock(const char *sym);
-/* A guessed lock name for a caller, like "lru_lock?", or "?" if unknown. */
+/* The lock a frame can only be waiting for, by its class ("lru_lock",
+   "list_lru_node.lock", "split_queue_lock"), or NULL. */
+const char *prof_lock_class(const char *sym);
+/* The lock a caller waits for: its class when prof_lock_class knows it,
+   else a guess like "zone lock?", or "?" if unknown. */
 const char *prof_guess_lock(const char *caller);
 /* The first frame after ips[from] that is neither a lock function nor a
    lock wrapper (folio_lruvec_lock_irqsave...), or NULL. */

@@ -57,6 +57,9 @@ static const char syms_text[] =
     "ffffffff81009000 T __mutex_lock.constprop.0\n"
     "ffffffff8100a000 T shrinker_register\n"
     "ffffffff8100b000 T do_anonymous_page\n"
+    "ffffffff8100c000 T list_lru_add\n"
+    "ffffffff8100d000 T split_huge_page_to_list_to_order\n"
+    "ffffffff8100e000 T folios_put_refs\n"
     "ffffffff82000000 D swap_lock\n"
     "ffffffff82000040 d shrinker_mutex\n"
     "ffffffff82001000 b big_struct\n"
@@ -73,6 +76,9 @@ static const char syms_text[] =
 #define A_MUTEX	0xffffffff81009010ULL
 #define A_SHRK	0xffffffff8100a010ULL
 #define A_ANON	0xffffffff8100b010ULL
+#define A_LLRU	0xffffffff8100c010ULL
+#define A_SHP	0xffffffff8100d010ULL
+#define A_PUT	0xffffffff8100e010ULL
 
 /* Builds a sample body: TID TIME CPU [CALLCHAIN] RAW. */
 static size_t
@@ -185,15 +191,27 @@ test_names(const struct prof_syms *text, const struct prof_syms *data)
 	struct lockstat ls;
 	char n[LOCKSTAT_MAX_NAME];
 
+	unsigned long long put[] = { A_SLOW, A_IRQS, A_PUT, A_ANON };
+	unsigned long long llru[] = { A_SLOW, A_LLRU, A_ANON };
+	unsigned long long bare[] = { A_SLOW, A_IRQS, A_LRUV };
+
 	lockstat_init(&ls, text, data, 1);
 	lockstat_name(&ls, 0xffff888000001000ULL, lru, 6, n, sizeof(n));
-	is_str(n, "lru_lock?@folio_batch_move_lru",
-	    "lruvec lock: by its caller, tracing and lock frames skipped");
+	is_str(n, "lru_lock",
+	    "lruvec lock: by name, from its helper folio_lruvec_lock_irqsave "
+	    "(tracing and lock frames skipped)");
+	lockstat_name(&ls, 0xffff888000001000ULL, put, 4, n, sizeof(n));
+	is_str(n, "lru_lock", "lruvec lock: by name from folios_put_refs, "
+	    "whose only spinlock it is");
+	lockstat_name(&ls, 0xffff888000001000ULL, bare, 3, n, sizeof(n));
+	is_str(n, "lru_lock", "the helper alone names it");
+	lockstat_name(&ls, 0xffff888000004000ULL, llru, 3, n, sizeof(n));
+	is_str(n, "list_lru_node.lock", "list_lru_add: the list_lru node lock");
 	lockstat_name(&ls, 0xffff888000002000ULL, zone, 4, n, sizeof(n));
-	is_str(n, "zone lock?@rmqueue_bulk", "zone lock: its own row");
+	is_str(n, "zone lock?@rmqueue_bulk", "zone lock: a guess, by caller");
 	lockstat_name(&ls, 0xffff888000003000ULL, split, 3, n, sizeof(n));
-	is_str(n, "split_queue_lock?@deferred_split_folio",
-	    "split-queue lock: its own row");
+	is_str(n, "split_queue_lock",
+	    "deferred_split_folio: the deferred split queue lock");
 	lockstat_name(&ls, 0xffffffff82000000ULL, mtx, 2, n, sizeof(n));
 	is_str(n, "swap_lock", "a static lock by its data symbol");
 	lockstat_name(&ls, 0xffffffff82000048ULL, mtx, 2, n, sizeof(n));
@@ -208,9 +226,12 @@ test_names(const struct prof_syms *text, const struct prof_syms *data)
 	lockstat_release(&ls);
 	lockstat_init(&ls, text, data, 2);
 	lockstat_name(&ls, 0xffff888000001000ULL, lru, 6, n, sizeof(n));
-	is_str(n, "lru_lock?@folio_batch_move_lru;lru_add_drain_cpu",
-	    "depth 2: two callers");
-	lockstat_name(&ls, 0xffff888000001000ULL, lru, 6, n, 12);
+	is_str(n, "lru_lock@folio_batch_move_lru",
+	    "depth 2: the class and one caller");
+	lockstat_name(&ls, 0xffff888000002000ULL, zone, 4, n, sizeof(n));
+	is_str(n, "zone lock?@rmqueue_bulk;do_anonymous_page",
+	    "depth 2 without a class: two callers");
+	lockstat_name(&ls, 0xffff888000002000ULL, zone, 4, n, 12);
 	is_int(strlen(n), 11, "names are cut to the buffer");
 	lockstat_release(&ls);
 	is_str(lockstat_kind(LOCKSTAT_F_SPIN), "spinlock", "spinlock kind");
@@ -291,7 +312,7 @@ test_pairing(const struct prof_syms *text, const struct prof_syms *data)
 	for (i = 0; i < n; i++)
 		lockstat_add(&ls, &v[i]);
 	lockstat_sort(&ls);
-	l = find(&ls, "lru_lock?@folio_batch_move_lru");
+	l = find(&ls, "lru_lock");
 	ok(l != NULL, "the lru_lock row");
 	if (l) {
 		is_int(l->count, 3, "three lruvec waits, two lruvecs, one row");
@@ -308,8 +329,43 @@ test_pairing(const struct prof_syms *text, const struct prof_syms *data)
 	l = find(&ls, "?@shrinker_register");
 	ok(l && l->count == 1 && l->total_ns == 600,
 	    "a mutex's second begin continues its wait (600 ns from the first)");
-	is_str(ls.locks[0].name, "lru_lock?@folio_batch_move_lru",
-	    "sorted by wait total");
+	is_str(ls.locks[0].name, "lru_lock", "sorted by wait total");
+	lockstat_release(&ls);
+}
+
+/* A caller that takes several locks cannot name one; an address seen
+   under a class before keeps it. */
+static void
+test_learn(const struct prof_syms *text, const struct prof_syms *data)
+{
+	unsigned long long dsf[] = { A_SLOW, A_IRQS, A_SPLIT };
+	unsigned long long shp[] = { A_SLOW, A_IRQS, A_SHP, A_ANON };
+	const unsigned long long Q = 0xffff888000005000ULL;
+	const unsigned long long X = 0xffff888000006000ULL;
+	struct lockstat_rec v[8];
+	const struct lockstat_lock *l;
+	struct lockstat ls;
+	int n = 0, i;
+
+	v[n++] = rec(0, 20, 0, 100, Q, shp, 4);		/* before: unknown */
+	v[n++] = rec(1, 20, 0, 110, Q, NULL, 0);
+	v[n++] = rec(0, 21, 1, 200, Q, dsf, 3);		/* learns Q */
+	v[n++] = rec(1, 21, 1, 230, Q, NULL, 0);
+	v[n++] = rec(0, 22, 2, 300, Q, shp, 4);		/* Q: its class */
+	v[n++] = rec(1, 22, 2, 350, Q, NULL, 0);
+	v[n++] = rec(0, 23, 3, 400, X, shp, 4);		/* X: not learnt */
+	v[n++] = rec(1, 23, 3, 440, X, NULL, 0);
+	lockstat_init(&ls, text, data, 1);
+	for (i = 0; i < n; i++)
+		lockstat_add(&ls, &v[i]);
+	lockstat_sort(&ls);
+	l = find(&ls, "split_queue_lock");
+	ok(l && l->count == 2 && l->total_ns == 30 + 50,
+	    "split_huge_page_to_list_to_order at a learnt address: the split "
+	    "queue lock's row");
+	l = find(&ls, "?@split_huge_page_to_list_to_order");
+	ok(l && l->count == 2 && l->total_ns == 10 + 40,
+	    "before it was learnt, and at another address: by caller");
 	lockstat_release(&ls);
 }
 
@@ -369,7 +425,7 @@ test_emit(const struct prof_syms *text, const struct prof_syms *data)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
 	fclose(f);
-	ok(strstr(buf, "\"params\":\"lock=lru_lock?@folio_batch_move_lru,mode=shmem,tasks=2\",\"iteration\":1,\"metric\":\"wait_share\",\"value\":0.1") != NULL,
+	ok(strstr(buf, "\"params\":\"lock=lru_lock,mode=shmem,tasks=2\",\"iteration\":1,\"metric\":\"wait_share\",\"value\":0.1") != NULL,
 	    "wait_share: 2 ms of 2 tasks x 1 s = 0.1 %%");
 	ok(strstr(buf, "\"metric\":\"wait_total\",\"value\":2.0,\"unit\":\"ms\",\"better\":\"lower\"") != NULL,
 	    "wait_total in ms, lower is better");
@@ -406,6 +462,7 @@ main(void)
 	test_records(&fb, &fe);
 	test_names(&text, &data);
 	test_pairing(&text, &data);
+	test_learn(&text, &data);
 	test_params();
 	test_emit(&text, &data);
 	prof_syms_release(&text);

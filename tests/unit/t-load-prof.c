@@ -37,8 +37,27 @@ main(void)
 	ok(prof_is_lock("native_queued_spin_lock_slowpath"), "slowpath is a lock function");
 	ok(prof_is_lock("_raw_spin_unlock_irqrestore"), "irqrestore counts (cpu-clock lands there)");
 	ok(!prof_is_lock("folio_batch_move_lru"), "a caller is not a lock function");
-	is_str(prof_guess_lock("folio_batch_move_lru"), "lru_lock?", "lru_lock guessed");
-	is_str(prof_guess_lock("list_lru_add"), "list_lru lock?", "list_lru guessed");
+	is_str(prof_guess_lock("folio_batch_move_lru"), "lru_lock",
+	    "folio_batch_move_lru's only spinlock: lru_lock, by name");
+	is_str(prof_guess_lock("folio_batch_move_lru.constprop.0"), "lru_lock",
+	    "a compiler clone names the same lock");
+	is_str(prof_guess_lock("list_lru_add"), "list_lru_node.lock",
+	    "list_lru_add: the list_lru node lock, by name");
+	is_str(prof_guess_lock("deferred_split_folio"), "split_queue_lock",
+	    "deferred_split_folio: the deferred split queue lock, by name");
+	is_str(prof_guess_lock("deferred_split_scan"), "split_queue_lock",
+	    "deferred_split_scan: the same lock");
+	is_str(prof_guess_lock("split_huge_page_to_list_to_order"), "?",
+	    "a caller of several spinlocks names none");
+	is_str(prof_guess_lock("lru_add_drain_cpu"), "lru_lock?",
+	    "a prefix match stays a guess");
+	is_str(prof_guess_lock("list_lru_count_one"), "list_lru lock?",
+	    "list_lru_* beyond the table: a guess");
+	is_str(prof_lock_class("folio_lruvec_lock_irqsave"), "lru_lock",
+	    "the lruvec lock's own helper names it");
+	ok(prof_lock_class("rmqueue_bulk") == NULL, "no class for the zone lock");
+	ok(prof_lock_class("folio_batch_move_lru_x") == NULL,
+	    "classes match whole names");
 	is_str(prof_guess_lock("frobnicate"), "?", "unknown caller");
 
 	memset(&p, 0, sizeof(p));
@@ -62,13 +81,13 @@ main(void)
 	prof_json(&p, "target=fault-free", 10, &j);
 	ok(strstr(j.data, "\"type\":\"lock-profile\",\"event\":\"cpu-clock\",\"total_samples\":5") != NULL,
 	    "header fields");
-	ok(strstr(j.data, "\"locks\":[{\"lock\":\"lru_lock?\",\"symbol\":\"native_queued_spin_lock_slowpath\",\"share\":0.6000")
+	ok(strstr(j.data, "\"locks\":[{\"lock\":\"lru_lock\",\"symbol\":\"native_queued_spin_lock_slowpath\",\"share\":0.6000")
 	    != NULL, "lru_lock's row: 3 of 5 samples in the slowpath: %s", j.data);
 	ok(strstr(j.data, "{\"lock\":\"[unknown]\",\"symbol\":\"native_queued_spin_lock_slowpath\",\"share\":0.2000")
 	    != NULL, "the caller-less sample: a row of its own, not lru_lock's");
-	ok(strstr(j.data, "{\"symbol\":\"folio_batch_move_lru\",\"lock\":\"lru_lock?\",\"share\":0.4000}") != NULL,
+	ok(strstr(j.data, "{\"symbol\":\"folio_batch_move_lru\",\"lock\":\"lru_lock\",\"share\":0.4000}") != NULL,
 	    "wrappers skipped: folio_batch_move_lru is the caller");
-	ok(strstr(j.data, "{\"symbol\":\"folios_put_refs\",\"lock\":\"lru_lock?\",\"share\":0.2000}") != NULL,
+	ok(strstr(j.data, "{\"symbol\":\"folios_put_refs\",\"lock\":\"lru_lock\",\"share\":0.2000}") != NULL,
 	    "second caller");
 	ok(strstr(j.data, "{\"symbol\":\"[unknown]\",\"lock\":\"?\",\"share\":0.2000}") != NULL,
 	    "a lock sample without callers is [unknown]");
