@@ -174,6 +174,10 @@ const struct config_key config_keys[] = {
 	/* Loopback clients submit without a token (off behind a reverse
 	   proxy on this host that does not send X-Forwarded-For). */
 	{ "auth", "trust_loopback", CONFIG_BOOL, "true", NULL, 0 },
+	/* Addresses of reverse proxies in front of this server: a request
+	   from one is throttled and limited as the last X-Forwarded-For hop
+	   (the address the proxy saw), not as the proxy. */
+	{ "auth", "proxy", CONFIG_LIST, NULL, auth_check_proxy, 0 },
 	/* sha256sum of a submitter's token: needed to submit from anything
 	   but loopback.  "local" and "admin" are reserved names. */
 	{ "submitter", "token_sha256", CONFIG_STR, NULL,
@@ -187,10 +191,6 @@ const struct config_key config_keys[] = {
 	{ "sched", "boot_step", CONFIG_INT, "3", check_positive, 0 },
 	{ "sched", "max_boots", CONFIG_INT, "12", check_positive, 0 },
 	/* Jobs failed for infrastructure reasons replaced per comparison. */
-	/* Addresses of reverse proxies in front of this server: a request
-	   from one is throttled and limited as the last X-Forwarded-For hop
-	   (the address the proxy saw), not as the proxy. */
-	{ "auth", "proxy", CONFIG_LIST, NULL, auth_check_proxy, 0 },
 	{ "sched", "replacements", CONFIG_INT, "8", NULL, 0 },
 	/* The default workload matrix (empty: etc/workloads.conf). */
 	{ "sched", "matrix", CONFIG_STR, "", NULL, 0 },

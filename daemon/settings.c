@@ -137,14 +137,14 @@ settings_access(const struct config *c, struct settings *s)
 	    &s->auth.nhosts);
 	s->auth.trust_loopback = config_bool(c, "auth", NULL,
 	    "trust_loopback");
+	s->auth.proxies = settings_list(c, "auth", NULL, "proxy",
+	    &s->auth.nproxies);
 	s->auth.submitters = settings_tokens(c, "submitter",
 	    &s->auth.nsubmitters);
 }
 
 static void
 settings_runs(const struct config *c, struct settings *s)
-	s->auth.proxies = settings_list(c, "auth", NULL, "proxy",
-	    &s->auth.nproxies);
 {
 	const char *m;
 
@@ -360,13 +360,13 @@ settings_release(struct settings *s)
 	free(s->trees);
 	free(s->agents.list);
 	free(s->auth.hosts);
+	free(s->auth.proxies);
 	free(s->auth.submitters);
 	for (size_t i = 0; i < s->nwatches; i++)
 		free(s->watches[i].paths);
 	free(s->watches);
 	free(s->tracks);
 	memset(s, 0, sizeof(*s));
-	free(s->auth.proxies);
 }
 
 const struct settings_tree *

@@ -85,10 +85,10 @@ struct settings {
 		const char	**hosts;
 		size_t		 nhosts;
 		int		 trust_loopback;
-		struct settings_token *submitters;
-		size_t		 nsubmitters;
 		const char	**proxies;	/* [auth] proxy addresses */
 		size_t		 nproxies;
+		struct settings_token *submitters;
+		size_t		 nsubmitters;
 	} auth;
 	struct {
 		int		 boots, boot_step, max_boots, replacements;
