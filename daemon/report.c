@@ -933,6 +933,94 @@ static const char *const report_wait_labels[REPORT_WAIT_METRICS] = {
 	"wait share", "wait total", "waits", "wait max",
 };
 
+const char *
+report_lock_blind(const struct report *r)
+{
+	if (r->cpus > 0 && r->cpus <= 2)
+		return "No lock can show in this table: the machine has at "
+		    "most 2 CPUs, so a lock has at most 2 contenders, and "
+		    "lock:contention_begin fires only from a lock's third "
+		    "(qspinlock's first waiter spins on the pending bit, "
+		    "untraced). A lock missing here was not measured; it is "
+		    "not evidence that nothing waited.";
+	if (r->cpus_per_node > 0 && r->cpus_per_node <= 2)
+		return "A per-node lock cannot show in this table: the machine "
+		    "has at most 2 CPUs per NUMA node, so a per-node lock (the "
+		    "lruvec's lru_lock, a list_lru node's lock) has at most 2 "
+		    "contenders, and lock:contention_begin fires only from a "
+		    "lock's third (qspinlock's first waiter spins on the "
+		    "pending bit, untraced). Such a lock missing here was not "
+		    "measured; it is not evidence that nothing waited: use a "
+		    "machine with 3 or more CPUs per node (a qemu agent's "
+		    "[qemu] cores-per-socket).";
+	return NULL;
+}
+
+/* Did the matrix ask for a contention pass (a lock-profile run)? */
+static int
+report_has_lock_pass(const struct report *r)
+{
+	return r->nlocks || (r->matrix && strstr(r->matrix, "lock-profile"));
+}
+
+/* A significant change of a lock's wait share (not "(all)"). */
+static const struct stats_row *
+report_lock_changed(const struct report_lockrow *l)
+{
+	const struct stats_row *row = l->m[REPORT_WAIT_SHARE];
+
+	if (!row || !row->significant || !strcmp(l->lock, "(all)") ||
+	    (row->verdict != STATS_REGRESSION &&
+	    row->verdict != STATS_IMPROVEMENT))
+		return NULL;
+	return row;
+}
+
+/* "+1234.5% regression of lru_lock's wait share (RUN)" */
+static void
+report_lock_change_line(struct buf *b, const struct report_lockrow *l,
+    const struct stats_row *row)
+{
+	report_cleanf(b, "%+.1f%% %s of %s's wait share (%s)",
+	    isfinite(row->pct_change) ? row->pct_change : 0,
+	    stats_verdict_name(row->verdict), l->lock, l->run);
+}
+
+/* The words above the lock tables: what cannot show, what is emulated,
+   and the significant contended-lock changes. */
+static void
+report_contention_head_text(const struct report *r, struct buf *b)
+{
+	const char *blind = report_lock_blind(r);
+	size_t i, n = 0;
+
+	if (!report_has_lock_pass(r))
+		return;
+	buf_addstr(b, "\nLock contention\n");
+	if (blind)
+		report_cleanf(b, "  %s\n", blind);
+	if (r->ex.emulated)
+		buf_addstr(b, "  Emulated: under TCG a waiter spins only while "
+		    "the holder's vCPU is not running; these waits say where "
+		    "contention is, not how long it lasts on hardware.\n");
+	for (i = 0; i < r->nlocks; i++) {
+		const struct stats_row *row = report_lock_changed(&r->locks[i]);
+
+		if (!row)
+			continue;
+		if (!n++)
+			buf_addstr(b, "  Significant contended-lock changes:\n");
+		buf_addstr(b, "    ");
+		report_lock_change_line(b, &r->locks[i], row);
+		buf_addch(b, '\n');
+	}
+	if (!r->nlocks)
+		buf_addstr(b, "  No lock waited on either side.\n");
+	else if (!n && !report_is_live(r))
+		buf_addstr(b, "  No significant change in any lock's wait "
+		    "share.\n");
+}
+
 /*
  * The lock-contention table as text: per run, per lock, its four rows in
  * the columns of the results table.
@@ -945,6 +1033,7 @@ report_contention_text(const struct report *r, struct buf *b)
 	size_t i;
 	int m;
 
+	report_contention_head_text(r, b);
 	for (i = 0; i < r->nlocks; i++) {
 		const struct report_lockrow *l = &r->locks[i];
 
@@ -1615,6 +1704,10 @@ report_json(const struct report *r)
 	report_exercise_json(r, o);
 	json_object_set_new(o, "charts", report_json_charts(r));
 	json_object_set_new(o, "lock_contention", report_json_contention(r));
+	json_object_set_new(o, "lock_visibility", json_pack("{s:i,s:i,s:b,"
+	    "s:o}", "cpus", r->cpus, "cpus_per_node", r->cpus_per_node,
+	    "locks_can_show", report_lock_blind(r) == NULL, "note",
+	    report_jstring(report_lock_blind(r))));
 	json_object_set_new(o, "lock_profiles", report_json_profiles(r));
 	return o;
 }
@@ -1968,14 +2061,55 @@ report_html_contention(const struct report *r, struct buf *b)
 	size_t i;
 	int m;
 
-	if (!r->nlocks)
+	const char *blind = report_lock_blind(r);
+	size_t n = 0;
+
+	if (!report_has_lock_pass(r))
 		return;
-	buf_addstr(b, "<h3>Lock contention</h3>\n<p class=\"note\">From the "
+	buf_addstr(b, "<h3>Lock contention</h3>\n");
+	if (blind) {
+		buf_addstr(b, "<p class=\"lock-blind\"><strong>Cannot show"
+		    "</strong>: ");
+		html_txt(b, blind);
+		buf_addstr(b, "</p>\n");
+	}
+	for (i = 0; i < r->nlocks; i++) {
+		const struct stats_row *row = report_lock_changed(&r->locks[i]);
+		struct buf line = BUF_INIT(0);
+
+		if (!row)
+			continue;
+		if (!n++)
+			buf_addstr(b, "<p class=\"lock-changes\">Significant "
+			    "contended-lock changes:</p>\n<ul class=\""
+			    "lock-changes\">\n");
+		report_lock_change_line(&line, &r->locks[i], row);
+		buf_addf(b, "<li class=\"v-%s\">",
+		    report_verdict_class(stats_verdict_name(row->verdict)));
+		html_txt(b, line.data);
+		buf_addstr(b, "</li>\n");
+		buf_release(&line);
+	}
+	if (n)
+		buf_addstr(b, "</ul>\n");
+	if (!r->nlocks) {
+		buf_addstr(b, "<p class=\"note\">No lock waited on either "
+		    "side.</p>\n");
+		return;
+	}
+	buf_addstr(b, "<p class=\"note\">From the "
 	    "lock:contention_begin/end tracepoints in the guest: per lock "
-	    "(static locks by symbol, the others by their first caller) the "
+	    "(static locks by symbol; the lruvec, list_lru and split queue "
+	    "locks by name from the functions that take them; the others by "
+	    "their first caller) the "
 	    "wait time, count and longest wait; wait share = wait total / "
 	    "(tasks &times; wall). Same statistics as the results above; "
-	    "these rows do not count towards the overall verdict.</p>\n");
+	    "these rows do not count towards the overall verdict.");
+	if (r->ex.emulated)
+		buf_addstr(b, " Emulated: under TCG a waiter spins only while "
+		    "the holder's vCPU is not running; these waits say where "
+		    "contention is, not how long it lasts on hardware.");
+	buf_addstr(b, "</p>\n");
 	for (i = 0; i < r->nlocks; i++) {
 		const struct report_lockrow *l = &r->locks[i];
 
@@ -2184,9 +2318,61 @@ report_load_build(struct db *db, int64_t id, struct report_kernel *k)
 	db_build_release(&b);
 }
 
-/* One line about the machines of class: the first agent of that class. */
+/* CPUs in a node_cpus entry ("0-3", "0,2-3", "5"), 0 when malformed. */
+static int
+report_cpulist_count(const char *s)
+{
+	long a, b;
+	int n = 0;
+	char *e;
+
+	while (s && *s) {
+		a = strtol(s, &e, 10);
+		if (e == s || a < 0)
+			return 0;
+		b = a;
+		if (*e == '-') {
+			s = e + 1;
+			b = strtol(s, &e, 10);
+			if (e == s || b < a || b - a > 1 << 20)
+				return 0;
+		}
+		n += (int)(b - a + 1);
+		if (*e == ',')
+			e++;
+		else if (*e)
+			return 0;
+		s = e;
+	}
+	return n;
+}
+
+/* The fewest CPUs on one node of a registered agent: its node_cpus, else
+   cpus / nodes; 0 when unknown. */
+static int
+report_cpus_per_node(const json_t *agent)
+{
+	const json_t *nc = json_object_get(json_object_get(agent, "topology"),
+	    "node_cpus"), *v;
+	long long cpus = json_integer_value(json_object_get(agent, "cpus"));
+	long long nodes = json_integer_value(json_object_get(agent, "nodes"));
+	int least = 0, k;
+	size_t i;
+
+	json_array_foreach(nc, i, v) {
+		k = report_cpulist_count(json_string_value(v));
+		if (k > 0 && (least == 0 || k < least))
+			least = k;
+	}
+	if (least)
+		return least;
+	return nodes > 0 && cpus > 0 ? (int)(cpus / nodes) : 0;
+}
+
+/* One line about the machines of class: the first agent of that class;
+   its CPUs and CPUs per node into r. */
 static char *
-report_topology(struct db *db, const char *class)
+report_topology(struct db *db, const char *class, struct report *r)
 {
 	json_t *agents = NULL, *a;
 	char *out = NULL;
@@ -2199,6 +2385,8 @@ report_topology(struct db *db, const char *class)
 
 		if (!c || strcmp(c, class))
 			continue;
+		r->cpus = (int)json_integer_value(json_object_get(a, "cpus"));
+		r->cpus_per_node = report_cpus_per_node(a);
 		out = xasprintf("%lld sockets, %lld NUMA nodes, %lld CPUs, "
 		    "%lld MiB, %s (%s agent)",
 		    (long long)json_integer_value(json_object_get(a,
@@ -2649,7 +2837,7 @@ report_load_comparison(struct db *db, struct report *r, int with_result)
 		n++;
 	}
 	r->njobs = n;
-	r->topology = report_topology(db, c.class);
+	r->topology = report_topology(db, c.class, r);
 	{
 		json_t *chg = NULL, *att = NULL;
 

@@ -169,6 +169,8 @@ struct report {
 	char	*hw_class;		/* "2s-2n-4c-..." */
 	char	*topology;		/* one line: "2 sockets, 2 NUMA nodes,
 					   4 CPUs, <model>" or NULL */
+	int	 cpus, cpus_per_node;	/* of that machine (the fewest on one
+					   node); 0 unknown */
 	char	*agent;			/* current agent, or NULL */
 	char	*matrix;		/* the job definition text */
 	int	 looks;			/* looks taken so far */
@@ -190,6 +192,16 @@ struct report {
 	/* the author's claims and their checks (report_claims.c) */
 	struct report_claims *claims;
 };
+
+/*
+ * Why the lock contention table cannot show a lock, in words, or NULL
+ * when it can: lock:contention_begin fires only from a lock's third
+ * contender (qspinlock's first waiter spins on the pending bit untraced),
+ * so on a machine with at most 2 CPUs per node a per-node lock (lru_lock,
+ * a list_lru node's lock) never appears, and with at most 2 CPUs no lock
+ * does.  NULL also when the topology is unknown.
+ */
+const char *report_lock_blind(const struct report *);
 
 /* report_claims.c: the author's claims, checked against the result. */
 int	report_claims_load(struct db *, struct report *);

@@ -769,7 +769,7 @@ test_contention(void)
 	static const char *const metrics[][2] = { { "wait_share", "%" },
 	    { "wait_total", "ms" }, { "wait_count", "waits" },
 	    { "wait_max", "us" } };
-	const char *lru = "lock=lru_lock?@folio_batch_move_lru,mode=shmem,"
+	const char *lru = "lock=lru_lock,mode=shmem,"
 	    "target=fault-free,tasks=4";
 	const char *all = "lock=(all),mode=shmem,target=fault-free,tasks=4";
 	const char *zone = "lock=zone lock?@rmqueue_bulk,mode=shmem,"
@@ -803,8 +803,7 @@ test_contention(void)
 	is_int(r.contention.n, 12, "12 contention rows (3 locks x 4 metrics)");
 	is_int(r.nlocks, 3, "three locks");
 	is_str(r.locks[0].lock, "(all)", "(all) first");
-	is_str(r.locks[1].lock, "lru_lock?@folio_batch_move_lru",
-	    "then by wait share");
+	is_str(r.locks[1].lock, "lru_lock", "then by wait share");
 	is_str(r.locks[1].run, "mode=shmem,target=fault-free,tasks=4",
 	    "the run's params without lock=");
 	ok(r.locks[1].m[REPORT_WAIT_SHARE] &&
@@ -824,7 +823,7 @@ test_contention(void)
 	render(&r, &html, &text, &json);
 	ok(strstr(text.data, "Lock contention (mode=shmem,target=fault-free,"
 	    "tasks=4)") != NULL, "text: a lock contention table");
-	ok(strstr(text.data, "  lru_lock?@folio_batch_move_lru\n") != NULL,
+	ok(strstr(text.data, "  lru_lock\n") != NULL,
 	    "text: the lock's name");
 	ok(strstr(text.data, "wait share (%)  regression") != NULL,
 	    "text: wait share row with its verdict");
@@ -844,7 +843,7 @@ test_contention(void)
 	is_int(json_array_size(a), 3, "JSON: three locks");
 	l = json_array_get(a, 1);
 	is_str(json_string_value(json_object_get(l, "lock")),
-	    "lru_lock?@folio_batch_move_lru", "JSON: lock name");
+	    "lru_lock", "JSON: lock name");
 	is_str(json_string_value(json_object_get(json_object_get(l,
 	    "wait_share"), "verdict")), "regression", "JSON: verdict");
 	ok(json_real_value(json_object_get(json_object_get(l, "wait_total"),
@@ -857,7 +856,58 @@ test_contention(void)
 		    "lock-profile");
 	is_int(k, 0, "JSON: lock rows are not in rows");
 	ok(no_nonfinite(json ? json : "nan"), "JSON: no NaN");
+	ok(strstr(text.data, "Significant contended-lock changes:\n    +") &&
+	    strstr(text.data, "% regression of lru_lock's wait share (mode="
+	    "shmem,target=fault-free,tasks=4)\n"),
+	    "text: lru_lock named as a significant contended-lock regression");
+	ok(!strstr(text.data, "regression of (all)"),
+	    "text: (all) is not a lock");
+	ok(strstr(html.data, "<ul class=\"lock-changes\">\n<li class=\"v-"
+	    "regression\">") && strstr(html.data, "regression of lru_lock"),
+	    "page: the same, above the lock tables");
+	ok(!strstr(text.data, "cannot show") && !strstr(html.data,
+	    "lock-blind"), "4 CPUs, topology unknown per node: no "
+	    "\"cannot show\" sentence");
+	is_int(json_is_true(json_object_get(json_object_get(j,
+	    "lock_visibility"), "locks_can_show")), 1,
+	    "JSON: locks can show");
 	json_decref(j);
+	free(json);
+	/* the same table from a machine with 2 CPUs per node */
+	r.cpus = 4;
+	r.cpus_per_node = 2;
+	render(&r, &html, &text, &json);
+	ok(strstr(text.data, "\nLock contention\n  A per-node lock cannot "
+	    "show in this table: the machine has at most 2 CPUs per NUMA "
+	    "node") != NULL, "text: 2 CPUs per node: the per-node locks "
+	    "cannot show, said first");
+	ok(strstr(text.data, "fires only from a lock's third") != NULL,
+	    "text: and why");
+	ok(strstr(html.data, "<p class=\"lock-blind\"><strong>Cannot show"
+	    "</strong>: A per-node lock cannot show") != NULL,
+	    "page: the same sentence");
+	j = json ? json_loads(json, 0, NULL) : NULL;
+	ok(json_is_false(json_object_get(json_object_get(j,
+	    "lock_visibility"), "locks_can_show")) && json_integer_value(
+	    json_object_get(json_object_get(j, "lock_visibility"),
+	    "cpus_per_node")) == 2, "JSON: cannot show, 2 CPUs per node");
+	ok(strstr(json_string_value(json_object_get(json_object_get(j,
+	    "lock_visibility"), "note")) ? json_string_value(json_object_get(
+	    json_object_get(j, "lock_visibility"), "note")) : "",
+	    "cannot show") != NULL, "JSON: the sentence");
+	json_decref(j);
+	free(json);
+	r.cpus = 2;
+	r.cpus_per_node = 1;
+	render(&r, &html, &text, &json);
+	ok(strstr(text.data, "No lock can show in this table") != NULL,
+	    "text: 2 CPUs in all: no lock can show");
+	free(json);
+	r.cpus = 8;
+	r.cpus_per_node = 4;
+	render(&r, &html, &text, &json);
+	ok(!strstr(text.data, "cannot show") && !strstr(text.data,
+	    "No lock can show"), "4 CPUs per node: no such sentence");
 	free(json);
 	report_release(&r);
 	buf_release(&bs);
@@ -1162,8 +1212,10 @@ test_store(void)
 	app.db_path = xasprintf("%s/t.db", dir);
 	db = app_db();
 	ok(db && db_migrate(db, app.schema_dir) == 0, "a fresh store");
-	topo = json_pack("{s:i,s:i,s:i,s:s,s:i}", "sockets", 2, "nodes", 2,
-	    "cpus", 4, "cpu_model", "Test <CPU>", "memory_mb", 2048);
+	/* node_cpus as an agent registers it: node 1 has the fewest */
+	topo = json_pack("{s:i,s:i,s:i,s:s,s:i,s:[s,s]}", "sockets", 2,
+	    "nodes", 2, "cpus", 4, "cpu_model", "Test <CPU>", "memory_mb",
+	    2048, "node_cpus", "0,2-3", "1");
 	db_agent_register(db, "a1", "cls", "qemu", "6.12.0", topo, now);
 	json_decref(topo);
 	db_series_insert(db, &sr, &sid);
@@ -1200,6 +1252,10 @@ test_store(void)
 	ok(r.topology && strstr(r.topology, "2 sockets, 2 NUMA nodes, 4 CPUs, "
 	    "2048 MiB, Test <CPU> (qemu agent)"), "the topology line: %s",
 	    r.topology ? r.topology : "(null)");
+	is_int(r.cpus, 4, "the machine's CPUs");
+	is_int(r.cpus_per_node, 1, "the fewest CPUs on one node, from "
+	    "node_cpus (\"0,2-3\", \"1\")");
+	ok(report_lock_blind(&r) != NULL, "so a per-node lock cannot show");
 	is_int(r.side[0].done, 3, "base: 3 boots done");
 	is_int(r.side[1].done, 2, "patched: 2 boots done");
 	is_int(r.side[1].failed, 1, "patched: 1 boot failed");
