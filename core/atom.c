@@ -84,6 +84,23 @@ bad:
 	return NULL;
 }
 
+/* The text of <author><email>...</email> in s[0..end), or NULL. */
+static char *
+atom_email(const char *s, const char *end)
+{
+	const char *a, *ae, *m, *me;
+
+	if (!(a = atom_find(s, end, "<author>")) ||
+	    !(ae = atom_find(a, end, "</author>")) ||
+	    !(m = atom_find(a, ae, "<email>")) ||
+	    !(me = atom_find(m, ae, "</email>")))
+		return NULL;
+	m += 7;
+	if (me - m > 320)
+		return NULL;
+	return atom_decode(m, me - m);
+}
+
 /* One <entry> body: its <title> text and first <link href="...">. */
 static int
 atom_entry(const char *s, const char *end, struct atom_entry *e,
@@ -123,7 +140,22 @@ atom_entry(const char *s, const char *end, struct atom_entry *e,
 		e->title = NULL;
 		return -1;
 	}
+	e->email = atom_email(s, end);
 	return 0;
+}
+
+/* Lists entry idx (0-based) as skipped, for why. */
+static void
+atom_skip(struct atom_feed *f, size_t idx, const char *why)
+{
+	f->nbad++;
+	if (f->nskipped >= ATOM_MAX_SKIPPED)
+		return;
+	if (!f->skipped)
+		f->skipped = xcalloc(ATOM_MAX_SKIPPED, sizeof(*f->skipped));
+	f->skipped[f->nskipped].entry = idx + 1;
+	f->skipped[f->nskipped].why = xstrdup(why);
+	f->nskipped++;
 }
 
 int
@@ -131,32 +163,35 @@ atom_parse(const char *text, size_t len, struct atom_feed *out,
     struct buf *err)
 {
 	const char *p = text, *end = text + len, *e;
-	size_t cap = 0;
+	struct buf why = BUF_INIT(256);
+	size_t cap = 0, idx;
 
 	memset(out, 0, sizeof(*out));
 	if (!atom_find(text, end, "<feed")) {
 		buf_addstr(err, "not an Atom feed: no <feed> element");
 		return -1;
 	}
-	while ((p = atom_find(p, end, "<entry>"))) {
-		if (out->n >= ATOM_MAX_ENTRIES)
+	for (idx = 0; (p = atom_find(p, end, "<entry>")); idx++) {
+		if (out->n + out->nbad >= ATOM_MAX_ENTRIES)
 			break;
 		if (!(e = atom_find(p, end, "</entry>"))) {
-			buf_addf(err, "feed entry %zu is not closed", out->n + 1);
-			atom_feed_release(out);
-			return -1;
+			buf_reset(&why);
+			buf_addf(&why, "feed entry %zu is not closed", idx + 1);
+			atom_skip(out, idx, why.data);
+			break;		/* the rest of the text is inside it */
 		}
 		if (out->n == cap) {
 			cap = cap ? cap * 2 : 32;
 			out->v = xrealloc(out->v, cap * sizeof(*out->v));
 		}
-		if (atom_entry(p + 7, e, &out->v[out->n], out->n, err) < 0) {
-			atom_feed_release(out);
-			return -1;
-		}
-		out->n++;
+		buf_reset(&why);
+		if (atom_entry(p + 7, e, &out->v[out->n], idx, &why) < 0)
+			atom_skip(out, idx, why.data ? why.data : "bad entry");
+		else
+			out->n++;
 		p = e + 8;
 	}
+	buf_release(&why);
 	return 0;
 }
 
@@ -166,8 +201,11 @@ atom_feed_release(struct atom_feed *f)
 	for (size_t i = 0; i < f->n; i++) {
 		free(f->v[i].title);
 		free(f->v[i].link);
+		free(f->v[i].email);
 	}
+	for (size_t i = 0; i < f->nskipped; i++)
+		free(f->skipped[i].why);
 	free(f->v);
-	f->v = NULL;
-	f->n = 0;
+	free(f->skipped);
+	memset(f, 0, sizeof(*f));
 }

@@ -121,6 +121,9 @@ const struct config_key config_keys[] = {
 	{ "watch", "path", CONFIG_LIST, NULL, NULL, 1 },
 	{ "watch", "poll", CONFIG_INT, "300", check_positive, 1 },
 	{ "watch", "per_day", CONFIG_INT, "20", check_positive, 1 },
+	/* One author may have at most per_day / author_share of them,
+	   rounded up (3: a third); 1 turns the shares off. */
+	{ "watch", "author_share", CONFIG_INT, "3", check_positive, 1 },
 	{ "watch", "priority", CONFIG_INT, "5", NULL, 1 },
 
 	/* ---- [tree "NAME"], [build] (trees and builds) ---- */

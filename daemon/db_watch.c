@@ -1,5 +1,6 @@
 /*
- * db_watch: the SQL of daemon/watch.c (schema/0012-watch.sql).
+ * db_watch: the SQL of daemon/watch.c (schema/0012-watch.sql,
+ * 0016-watch-author.sql).
  */
 #include <stdio.h>
 
@@ -70,8 +71,32 @@ db_watch_count_since(struct db *db, const char *watch, int64_t since,
 }
 
 int
+db_watch_count_author_since(struct db *db, const char *watch,
+    const char *author, int64_t since, long long *n)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT COUNT(*) FROM watch_series "
+	    "WHERE watch=? AND author=? AND submitted>=?");
+	int rc;
+
+	*n = 0;
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, watch);
+	db_bind_text(st, 2, author);
+	sqlite3_bind_int64(st, 3, since);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("db: watch author count: %s",
+		    sqlite3_errmsg(db_handle(db)));
+	return 0;
+}
+
+int
 db_watch_submitted(struct db *db, int64_t series_id, const char *watch,
-    const char *subject_key, int version, int priority, int64_t now)
+    const struct db_watch_key *k, int version, int priority, int64_t now)
 {
 	sqlite3_stmt *st;
 	char origin[160];
@@ -88,13 +113,16 @@ db_watch_submitted(struct db *db, int64_t series_id, const char *watch,
 	if (db_step_done(db, st, "series origin") < 0)
 		goto fail;
 	st = db_prep(db, "INSERT INTO watch_series (series_id, watch, "
-	    "subject_key, version, submitted) VALUES (?, ?, ?, ?, ?)");
+	    "subject_key, version, submitted, author, change_id) VALUES "
+	    "(?, ?, ?, ?, ?, ?, ?)");
 	if (st) {
 		sqlite3_bind_int64(st, 1, series_id);
 		db_bind_text(st, 2, watch);
-		db_bind_text(st, 3, subject_key);
+		db_bind_text(st, 3, k->subject_key);
 		sqlite3_bind_int(st, 4, version);
 		sqlite3_bind_int64(st, 5, now);
+		db_bind_text(st, 6, k->author);
+		db_bind_text(st, 7, k->change_id);
 	}
 	if (db_step_done(db, st, "watch_series") < 0)
 		goto fail;
@@ -105,21 +133,30 @@ fail:
 }
 
 int
-db_watch_older(struct db *db, const char *watch, const char *subject_key,
-    int version, int64_t *ids, size_t max, size_t *n)
+db_watch_older(struct db *db, const char *watch,
+    const struct db_watch_key *k, int version, int64_t *ids, size_t max,
+    size_t *n)
 {
+	/* the same author always: a subject or a change-id anyone may copy */
 	sqlite3_stmt *st = db_prep(db, "SELECT w.series_id FROM watch_series w "
-	    "JOIN series s ON s.id = w.series_id WHERE w.watch=? AND "
-	    "w.subject_key=? AND w.version<? AND s.state IN ('queued', "
-	    "'fetched', 'applied', 'built') ORDER BY w.series_id");
+	    "JOIN series s ON s.id = w.series_id WHERE w.watch=?1 AND "
+	    "w.author=?2 AND (w.subject_key=?3 OR w.change_id=?4) AND "
+	    "w.version<?5 AND s.state IN ('queued', 'fetched', 'applied', "
+	    "'built') ORDER BY w.series_id");
 	int rc;
 
 	*n = 0;
 	if (st == NULL)
 		return -1;
+	if (!k->author || !*k->author) {
+		sqlite3_finalize(st);
+		return 0;		/* nobody known: nothing to replace */
+	}
 	db_bind_text(st, 1, watch);
-	db_bind_text(st, 2, subject_key);
-	sqlite3_bind_int(st, 3, version);
+	db_bind_text(st, 2, k->author);
+	db_bind_text(st, 3, k->subject_key);
+	db_bind_text(st, 4, k->change_id);
+	sqlite3_bind_int(st, 5, version);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
 		ids[(*n)++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);

@@ -170,6 +170,8 @@ settings_runs(const struct config *c, struct settings *s)
 		    &w->npaths);
 		w->poll = config_int(c, "watch", w->name, "poll");
 		w->per_day = config_int(c, "watch", w->name, "per_day");
+		w->author_share = config_int(c, "watch", w->name,
+		    "author_share");
 		w->priority = config_int(c, "watch", w->name, "priority");
 	}
 

@@ -40,6 +40,7 @@ struct settings_watch {
 	const char	**paths;
 	size_t		 npaths;
 	long long	 poll, per_day, priority;
+	long long	 author_share;	/* one author: per_day / this, up */
 };
 
 /* [track "NAME"]: branch is the track's, else its tree's, else "master";

@@ -10,11 +10,22 @@
  * changed paths matched against the filter, and submitted with the
  * watch's priority and origin.  An entry is marked seen only once it is
  * decided, so a lore error mid-poll retries it at the next poll, and the
- * daily limit leaves the rest unseen for tomorrow.  Failures back off:
+ * daily limit leaves the rest unseen for tomorrow.  Inside per_day, one
+ * author (the From address) may take at most per_day / author_share
+ * (rounded up): an author over the share waits, unseen, while the others'
+ * series go on -- six drive-by patches cannot push the real series to
+ * tomorrow.  A newer revision supersedes only the same author's older one
+ * (same subject or same change-id): both can be copied by any poster, a
+ * From address on the list cannot be used without it showing.  A bad
+ * feed entry (atom.h) or one whose thread cannot be picked is skipped,
+ * logged and listed in the watch's status, never fatal to the poll.
+ * Failures (the feed itself) back off:
  * poll << failures, at most six hours.  The thread sleeps on a condition
  * variable so watch_stop() ends it at once.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +38,8 @@
 #include "daemon/db.h"
 #include "daemon/db_watch.h"
 #include "daemon/intake.h"
+#include "daemon/mail.h"
+#include "daemon/watch_search.h"
 #include "core/lore.h"
 #include "core/mbox.h"
 #include "core/mime.h"
@@ -38,18 +51,29 @@
 
 #define WATCH_MAX_BACKOFF	(6 * 3600)
 #define WATCH_MAX_OLDER		16
+#define WATCH_MAX_SKIPPED	ATOM_MAX_SKIPPED
+
+/* What came of one entry (watch_entry). */
+enum watch_rc {
+	WATCH_DECIDED,		/* seen, with an outcome */
+	WATCH_LIMIT,		/* per_day reached: the rest waits */
+	WATCH_SHARE,		/* its author's share reached: it waits */
+	WATCH_RETRY,		/* a lore or store error: next poll */
+};
 
 struct watch {
 	const char	*name;		/* borrowed from app.settings */
 	const char	*lore, *list;
 	const char	**paths;
 	size_t		 npaths;
-	long long	 poll, per_day, priority;
+	long long	 poll, per_day, priority, author_max;
 	/* state, under watch_lock */
 	time_t		 next, last_poll;
 	int		 failures;
 	char		*last_error;
 	long long	 last_new;	/* series submitted by the last poll */
+	char		*skipped[WATCH_MAX_SKIPPED];	/* the last poll's */
+	size_t		 nskipped, nbad;
 };
 
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,6 +99,9 @@ watch_load(const struct settings *set)
 		w->list = sw->list;
 		w->poll = sw->poll;
 		w->per_day = sw->per_day;
+		/* rounded up: per_day 6, share 3: 2 each */
+		w->author_max = (sw->per_day + sw->author_share - 1) /
+		    (sw->author_share > 0 ? sw->author_share : 1);
 		w->priority = sw->priority;
 		w->paths = xcalloc(sw->npaths + 1, sizeof(*w->paths));
 		memcpy(w->paths, sw->paths, sw->npaths * sizeof(*w->paths));
@@ -137,7 +164,8 @@ watch_diff_paths(const char *diff, char ***paths, size_t *n)
 
 /* ---- one entry ------------------------------------------------------- */
 
-/* Fetches and picks the thread of msgid; 0 with *s filled, or -1. */
+/* Fetches and picks the thread of msgid: 0 with *s filled, -1 when lore
+   could not be reached (retried), -2 when the thread cannot be picked. */
 static int
 watch_pick(const struct watch *w, const char *msgid, struct series *s,
     struct buf *err)
@@ -148,8 +176,10 @@ watch_pick(const struct watch *w, const char *msgid, struct series *s,
 	size_t nmsgs = 0, i;
 	int rc = -1;
 
-	if (lore_fetch_thread(w->lore, w->list, msgid, &data, err) < 0 ||
-	    mbox_split(data.data ? data.data : "", data.len, &mb, err) < 0)
+	if (lore_fetch_thread(w->lore, w->list, msgid, &data, err) < 0)
+		goto out;
+	rc = -2;	/* from here on the thread itself is bad */
+	if (mbox_split(data.data ? data.data : "", data.len, &mb, err) < 0)
 		goto out;
 	msgs = xcalloc(mb.n ? mb.n : 1, sizeof(*msgs));
 	ptrs = xcalloc(mb.n ? mb.n : 1, sizeof(*ptrs));
@@ -163,7 +193,7 @@ watch_pick(const struct watch *w, const char *msgid, struct series *s,
 		}
 		buf_release(&e);
 	}
-	rc = series_pick(ptrs, nmsgs, msgid, 0, s, err);
+	rc = series_pick(ptrs, nmsgs, msgid, 0, s, err) < 0 ? -2 : 0;
 out:
 	for (i = 0; i < nmsgs; i++)
 		msg_release(&msgs[i]);
@@ -174,10 +204,11 @@ out:
 	return rc;
 }
 
-/* A newer revision replaces this watch's older, not yet booted ones. */
+/* A newer revision replaces the same author's older, not yet booted
+   ones of this watch (same subject key or change-id). */
 static void
-watch_supersede(struct db *db, const struct watch *w, const char *key,
-    int version, long long id)
+watch_supersede(struct db *db, const struct watch *w,
+    const struct db_watch_key *key, int version, long long id)
 {
 	static const char *const states[] = { "queued", "fetched", "applied",
 	    "built" };
@@ -200,25 +231,92 @@ watch_supersede(struct db *db, const struct watch *w, const char *key,
 			}
 }
 
-/*
- * Decides one feed entry.  Returns 0 with outcome set (the entry is
- * seen), 1 when it must wait (daily limit), -1 on a lore error (retried
- * at the next poll).
- */
+/* The author's address as stored: lower case, "" when none. */
+static char *
+watch_author(const char *email)
+{
+	char *a = xstrdup(email ? email : "");
+
+	for (char *p = a; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p += 'a' - 'A';
+	return a;
+}
+
+/* WATCH_SHARE when author has used the share, WATCH_LIMIT when the watch
+   has used per_day, WATCH_RETRY on a store error, else WATCH_DECIDED. */
+static enum watch_rc
+watch_budget(struct db *db, const struct watch *w, const char *author,
+    struct buf *err)
+{
+	long long since = (long long)time(NULL) - 86400, count;
+
+	if (author && *author && w->author_max < w->per_day) {
+		if (db_watch_count_author_since(db, w->name, author, since,
+		    &count) < 0)
+			return buf_addstr(err, "store error"), WATCH_RETRY;
+		if (count >= w->author_max)
+			return WATCH_SHARE;
+	}
+	if (db_watch_count_since(db, w->name, since, &count) < 0)
+		return buf_addstr(err, "store error"), WATCH_RETRY;
+	return count >= w->per_day ? WATCH_LIMIT : WATCH_DECIDED;
+}
+
+/* Submits the picked series s of entry msgid; 0, or -1 with err. */
 static int
+watch_submit(struct db *db, struct watch *w, const struct series *s,
+    const struct db_watch_key *key, const char *msgid,
+    struct buf *outcome, struct buf *err)
+{
+	char *url = xasprintf("%s%s%s/%s/", w->lore,
+	    w->lore[strlen(w->lore) - 1] == '/' ? "" : "/", w->list, msgid);
+	long long id;
+	int rc = -1;
+
+	if (intake_submit_url(db, url, s->version, NULL, &id, err) < 0 ||
+	    db_watch_submitted(db, id, w->name, key, s->version,
+	    (int)w->priority, time(NULL)) < 0)
+		goto out;
+	mail_series_watched(db, id, w->name);
+	w->last_new++;
+	buf_addf(outcome, "series %lld", id);
+	log_info("watch %s: submitted <%s> v%d from %s as series %lld",
+	    w->name, msgid, s->version, key->author, id);
+	watch_supersede(db, w, key, s->version, id);
+	rc = 0;
+out:
+	free(url);
+	return rc;
+}
+
+/*
+ * Decides one feed entry (enum watch_rc): WATCH_DECIDED with outcome set
+ * (the entry is seen), WATCH_LIMIT or WATCH_SHARE when it must wait,
+ * WATCH_RETRY on a lore or store error (retried at the next poll).
+ */
+static enum watch_rc
 watch_entry(struct db *db, struct watch *w, const struct atom_entry *e,
     const char *msgid, struct buf *outcome, struct buf *err)
 {
 	struct subject sj;
 	struct series s = { 0 };
-	char **paths = NULL, *url = NULL;
+	struct db_watch_key key = { 0 };
+	char **paths = NULL, *author = NULL;
 	size_t npaths = 0, i;
-	long long count, id;
-	int rc = 0;
+	enum watch_rc rc = WATCH_DECIDED;
+	int r;
 
 	subject_parse(e->title, &sj);
-	if (sj.reply || !sj.patch) {
-		buf_addstr(outcome, sj.reply ? "a reply" : "not a patch");
+	/* a reply may hold a command (mail.c): read once, answered there */
+	if (sj.reply) {
+		if (mail_watch_reply(db, w->name, w->lore, w->list, msgid,
+		    outcome, err) < 0)
+			rc = WATCH_RETRY;
+		goto out;
+	}
+	if (!sj.patch) {
+		buf_addstr(outcome, "not a patch");
 		goto out;
 	}
 	if (sj.counter > 1) {
@@ -226,8 +324,22 @@ watch_entry(struct db *db, struct watch *w, const struct atom_entry *e,
 		    sj.expected);
 		goto out;
 	}
-	if (watch_pick(w, msgid, &s, err) < 0) {
-		rc = -1;
+	/* the feed names the author: one over the share costs no fetch */
+	author = watch_author(e->email);
+	if ((rc = watch_budget(db, w, author, err)) == WATCH_SHARE)
+		goto out;
+	rc = WATCH_DECIDED;
+	free(author);
+	author = NULL;
+	if ((r = watch_pick(w, msgid, &s, err)) < 0) {
+		if (r == -1) {
+			rc = WATCH_RETRY;
+			goto out;
+		}
+		buf_addf(outcome, "skipped: the thread cannot be picked (%s)",
+		    err->data ? err->data : "?");
+		log_warnx("watch %s: <%s>: %s", w->name, msgid,
+		    outcome->data);
 		goto out;
 	}
 	/* one submission per series: its cover letter, else its patch 1 */
@@ -245,34 +357,19 @@ watch_entry(struct db *db, struct watch *w, const struct atom_entry *e,
 		    "file%s changed)", npaths, npaths == 1 ? "" : "s");
 		goto out;
 	}
-	if (db_watch_count_since(db, w->name, time(NULL) - 86400,
-	    &count) < 0) {
-		rc = -1;
-		buf_addstr(err, "store error");
+	author = watch_author(s.email);
+	if ((rc = watch_budget(db, w, author, err)) != WATCH_DECIDED)
 		goto out;
-	}
-	if (count >= w->per_day) {
-		rc = 1;
-		goto out;
-	}
-	url = xasprintf("%s%s%s/%s/", w->lore,
-	    w->lore[strlen(w->lore) - 1] == '/' ? "" : "/", w->list, msgid);
-	if (intake_submit_url(db, url, s.version, NULL, &id, err) < 0 ||
-	    db_watch_submitted(db, id, w->name, sj.subject, s.version,
-	    (int)w->priority, time(NULL)) < 0) {
-		rc = -1;
-		goto out;
-	}
-	w->last_new++;
-	buf_addf(outcome, "series %lld", id);
-	log_info("watch %s: submitted <%s> v%d as series %lld", w->name,
-	    msgid, s.version, id);
-	watch_supersede(db, w, sj.subject, s.version, id);
+	key.subject_key = sj.subject;
+	key.author = author;
+	key.change_id = s.change_id;
+	if (watch_submit(db, w, &s, &key, msgid, outcome, err) < 0)
+		rc = WATCH_RETRY;
 out:
 	for (i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
-	free(url);
+	free(author);
 	series_release(&s);
 	subject_release(&sj);
 	return rc;
@@ -280,52 +377,116 @@ out:
 
 /* ---- one poll -------------------------------------------------------- */
 
+/* The last poll's skipped entries, for the status (under watch_lock). */
+struct watch_skips {
+	char	*v[WATCH_MAX_SKIPPED];
+	size_t	 n, nbad;
+};
+
+static void
+watch_skip(struct watch_skips *sk, const struct watch *w, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+/* Lists (and logs) one skipped entry. */
+static void
+watch_skip(struct watch_skips *sk, const struct watch *w, const char *fmt,
+    ...)
+{
+	struct buf b = BUF_INIT(1024);
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	log_warnx("watch %s: skipped %s", w->name, b.data ? b.data : "");
+	sk->nbad++;
+	if (sk->n < WATCH_MAX_SKIPPED)
+		sk->v[sk->n++] = buf_detach(&b, NULL);
+	buf_release(&b);
+}
+
+/* Decides entry e (its place idx, 0-based) unless seen; its watch_rc, or
+   -1 when there was nothing to do. */
+static int
+watch_poll_entry(struct db *db, struct watch *w, const struct atom_entry *e,
+    struct watch_skips *sk)
+{
+	struct lore_url u = { 0 };
+	struct buf outcome = BUF_INIT(1024), why = BUF_INIT(1024);
+	int r = -1;
+
+	if (lore_parse_url(e->link, app.settings.lore.allow,
+	    app.settings.lore.nallow, &u, &why) < 0) {
+		watch_skip(sk, w, "feed entry \"%.80s\": %s", e->title,
+		    why.data ? why.data : "bad link");
+		goto out;
+	}
+	/* seen before (or the store cannot say): nothing to do */
+	if (db_watch_seen(db, w->name, u.msgid) != 0)
+		goto out;
+	r = watch_entry(db, w, e, u.msgid, &outcome, &why);
+	if (r == WATCH_DECIDED) {
+		db_watch_mark(db, w->name, u.msgid, outcome.data ?
+		    outcome.data : "", time(NULL));
+		if (outcome.data && !strncmp(outcome.data, "skipped: ", 9))
+			watch_skip(sk, w, "<%.200s>: %s", u.msgid,
+			    outcome.data + 9);
+	} else if (r == WATCH_RETRY) {
+		log_warnx("watch %s: <%s>: %s (retried at the next poll)",
+		    w->name, u.msgid, why.data ? why.data : "");
+	} else if (r == WATCH_SHARE) {
+		log_info("watch %s: <%s>: its author has had %lld of today's "
+		    "%lld; it waits", w->name, u.msgid, w->author_max,
+		    w->per_day);
+	}
+out:
+	lore_url_release(&u);
+	buf_release(&outcome);
+	buf_release(&why);
+	return r;
+}
+
 static int
 watch_poll(struct db *db, struct watch *w, struct buf *err)
 {
-	size_t nallow = app.settings.lore.nallow;
-	const char **allow = app.settings.lore.allow;
 	struct buf body = BUF_INIT(LORE_MAX_BYTES);
 	struct atom_feed feed = { 0 };
-	int rc = -1;
+	struct watch_skips sk = { { 0 }, 0, 0 };
+	int rc = -1, search;
 
 	w->last_new = 0;
-	if (lore_fetch_atom(w->lore, w->list, allow, nallow, &body, err) < 0 ||
-	    atom_parse(body.data ? body.data : "", body.len, &feed, err) < 0)
+	/* the lore's search where it has one (watch_search.h), else the feed */
+	if ((search = watch_search_feed(db, w->name, w->lore, w->list,
+	    w->paths, w->npaths, &feed, err)) < 0)
 		goto out;
+	if (search == 1 && (lore_fetch_atom(w->lore, w->list,
+	    app.settings.lore.allow, app.settings.lore.nallow, &body, err) < 0 ||
+	    atom_parse(body.data ? body.data : "", body.len, &feed, err) < 0))
+		goto out;
+	/* entries the feed reader skipped: listed, the rest still read */
+	for (size_t i = 0; i < feed.nskipped; i++)
+		watch_skip(&sk, w, "%s", feed.skipped[i].why);
+	sk.nbad += feed.nbad - feed.nskipped;
 	/* oldest first: a v1 is submitted before the v2 that replaces it */
 	for (size_t i = feed.n; i-- > 0;) {
-		const struct atom_entry *e = &feed.v[i];
-		struct lore_url u = { 0 };
-		struct buf outcome = BUF_INIT(1024), why = BUF_INIT(1024);
-		int r;
-
-		if (lore_parse_url(e->link, allow, nallow, &u, &why) < 0) {
-			log_warnx("watch %s: feed entry \"%.80s\": %s", w->name,
-			    e->title, why.data);
-			buf_release(&why);
-			continue;
-		}
-		/* 2: seen before (or the store cannot say): nothing to do */
-		r = db_watch_seen(db, w->name, u.msgid) == 0 ?
-		    watch_entry(db, w, e, u.msgid, &outcome, &why) : 2;
-		if (r == 0)
-			db_watch_mark(db, w->name, u.msgid,
-			    outcome.data ? outcome.data : "", time(NULL));
-		else if (r < 0)
-			log_warnx("watch %s: <%s>: %s (retried at the next "
-			    "poll)", w->name, u.msgid, why.data);
-		lore_url_release(&u);
-		buf_release(&outcome);
-		buf_release(&why);
-		if (r == 1) {
+		if (watch_poll_entry(db, w, &feed.v[i], &sk) == WATCH_LIMIT) {
 			log_info("watch %s: %lld series today, the limit; the "
 			    "rest waits", w->name, w->per_day);
+			search = 1;
 			break;
 		}
 	}
+	if (search == 0)
+		watch_search_commit(db, w->name);
 	rc = 0;
 out:
+	pthread_mutex_lock(&watch_lock);
+	for (size_t i = 0; i < w->nskipped; i++)
+		free(w->skipped[i]);
+	memcpy(w->skipped, sk.v, sizeof(sk.v));
+	w->nskipped = sk.n;
+	w->nbad = sk.nbad;
+	pthread_mutex_unlock(&watch_lock);
 	atom_feed_release(&feed);
 	buf_release(&body);
 	return rc;
@@ -424,6 +585,8 @@ watch_stop(void)
 	for (size_t i = 0; i < nwatches; i++) {
 		free(watches[i].paths);
 		free(watches[i].last_error);
+		for (size_t j = 0; j < watches[i].nskipped; j++)
+			free(watches[i].skipped[j]);
 	}
 	free(watches);
 	watches = NULL;
@@ -439,23 +602,28 @@ watch_list_json(void)
 	pthread_mutex_lock(&watch_lock);
 	for (size_t i = 0; i < nwatches; i++) {
 		const struct watch *w = &watches[i];
-		json_t *paths = json_array();
+		json_t *paths = json_array(), *skipped = json_array();
 		long long seen = 0, sub = 0;
 
 		for (size_t j = 0; j < w->npaths; j++)
 			json_array_append_new(paths, json_string(w->paths[j]));
+		for (size_t j = 0; j < w->nskipped; j++)
+			json_array_append_new(skipped,
+			    json_string(w->skipped[j]));
 		if (db)
 			db_watch_counts(db, w->name, &seen, &sub);
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:I,s:I,"
-		    "s:I,s:I,s:I,s:I,s:I,s:s?}", "name", w->name,
+		    "s:I,s:I,s:I,s:I,s:I,s:I,s:s?,s:o,s:I}", "name", w->name,
 		    "lore", w->lore, "list", w->list, "paths", paths,
 		    "poll", (json_int_t)w->poll,
 		    "per_day", (json_int_t)w->per_day,
+		    "per_author", (json_int_t)w->author_max,
 		    "priority", (json_int_t)w->priority,
 		    "last_poll", (json_int_t)w->last_poll,
 		    "failures", (json_int_t)w->failures,
 		    "seen", (json_int_t)seen, "submitted", (json_int_t)sub,
-		    "last_error", w->last_error));
+		    "last_error", w->last_error,
+		    "skipped", skipped, "skipped_count", (json_int_t)w->nbad));
 	}
 	pthread_mutex_unlock(&watch_lock);
 	return a;

@@ -39,17 +39,21 @@ test_atom(void)
 	ok(err.data && strstr(err.data, "no <feed>"), "saying why: %s",
 	    err.data);
 	buf_reset(&err);
-	is_int(atom_parse("<feed><entry><title>x</title>", 29, &f, &err), -1,
-	    "an entry not closed: refused");
-	ok(err.data && strstr(err.data, "entry 1 is not closed"),
-	    "naming the entry: %s", err.data);
+	is_int(atom_parse("<feed><entry><title>x</title>", 29, &f, &err), 0,
+	    "an entry not closed: skipped, the feed still read");
+	ok(f.n == 0 && f.nskipped == 1 && strstr(f.skipped[0].why,
+	    "entry 1 is not closed"), "naming the entry: %s",
+	    f.nskipped ? f.skipped[0].why : "none");
+	atom_feed_release(&f);
 	buf_reset(&err);
 	{
 		const char *t = "<feed><entry><title>x &bogus; y</title><link "
 		    "href=\"h\"/></entry>";
 
-		is_int(atom_parse(t, strlen(t), &f, &err), -1,
-		    "a bad entity: refused");
+		is_int(atom_parse(t, strlen(t), &f, &err), 0,
+		    "a bad entity: the entry is skipped");
+		is_int(f.nskipped, 1, "and listed");
+		atom_feed_release(&f);
 	}
 	buf_reset(&err);
 	{
@@ -63,6 +67,36 @@ test_atom(void)
 	atom_feed_release(&f);
 	buf_release(&err);
 	buf_release(&feed);
+}
+
+/* A bad entry beside good ones: skipped and listed, never the poll's end. */
+static void
+test_atom_bad_entry(void)
+{
+	struct buf t = BUF_INIT(0), err = BUF_INIT(4096);
+	struct atom_feed f;
+
+	buf_addstr(&t, "<feed><entry><author><name>A</name><email>a@example."
+	    "org</email></author><title>[PATCH] good one</title><link "
+	    "href=\"http://l/list/1@x/\"/></entry><entry><title>");
+	for (int i = 0; i < 5000; i++)
+		buf_addch(&t, 'x');
+	buf_addstr(&t, "</title><link href=\"http://l/list/2@x/\"/></entry>"
+	    "<entry><title>[PATCH] good two</title><link href=\"http://l/"
+	    "list/3@x/\"/></entry></feed>");
+	is_int(atom_parse(t.data, t.len, &f, &err), 0,
+	    "a feed with a 5,000-byte title in entry 2 parses");
+	is_int(f.n, 2, "both good entries are read");
+	is_int(f.nskipped, 1, "the bad one is skipped");
+	ok(f.nskipped && f.skipped[0].entry == 2 && strstr(f.skipped[0].why,
+	    "entry 2"), "and listed by its place (%s)", f.nskipped ?
+	    f.skipped[0].why : "");
+	is_str(f.n && f.v[0].email ? f.v[0].email : "", "a@example.org",
+	    "the author's address is read");
+	ok(f.n == 2 && f.v[1].email == NULL, "an entry without one: NULL");
+	atom_feed_release(&f);
+	buf_release(&t);
+	buf_release(&err);
 }
 
 static void
@@ -96,6 +130,7 @@ int
 main(void)
 {
 	test_atom();
+	test_atom_bad_entry();
 	test_paths();
 	return tap_done();
 }
