@@ -178,6 +178,17 @@ like "regression of fault-free\.pages_per_sec" "$T/lru.txt" \
 ok "report.txt carries the JSON's %change ($CHG%)" sh -c \
     "grep -F -- \"\$(printf '%+.1f%%' '$CHG')\" '$T/lru.txt'"
 like "class: +2s-2n-" "$T/lru.txt" "report.txt: the machine"
+# this agent has 2 vCPUs per node: lru_lock (per node) has at most 2
+# contenders and cannot reach the contention tracepoint (t7400 boots 4
+# per node and checks that it shows); the page says so instead of an
+# empty or misleading table
+like "A per-node lock cannot show in this table: the machine has at most 2 CPUs per NUMA node" \
+    "$T/lru.txt" "report.txt: at 2 vCPUs per node, per-node locks cannot show, in words"
+like "<p class=\"lock-blind\"><strong>Cannot show</strong>" "$T/lru.html" \
+    "page: the same sentence"
+ok "JSON: lock_visibility says 2 CPUs per node, cannot show" jq -e \
+    '.lock_visibility.cpus_per_node == 2 and
+    (.lock_visibility.locks_can_show | not)' "$T/lru.json"
 like "kperfci .*submit '${LRU_URL}' --wait" "$T/lru.txt" "report.txt: how to reproduce (the URL shell-quoted)"
 like "Verdict: <strong>regression</strong>" "$T/lru.html" "page: regression"
 like "Verdict: <strong>no change</strong>" "$T/noop.html" "page: no change"

@@ -13,6 +13,16 @@
 #                                          contention table
 #   root-flush-delay   mm/workingset.c   -> memcg-flush: root-refault
 #                                          throughput regresses
+#   lru-delay          mm/swap.c         -> lru-lock: shmem fault-free at
+#                                          all CPUs regresses, and the lock
+#                                          contention table names lru_lock
+#                                          as a significant regression of
+#                                          its wait share
+#
+# Each calibrated lock is checked by its name (lockstat.c: the lruvec,
+# list_lru node and deferred split queue locks are allocated, so they are
+# named from the functions that take them): lru_lock, list_lru_node.lock,
+# split_queue_lock.
 #
 # The agents emulate 4 cores per socket: the lock:contention_begin
 # tracepoint fires only when a third contender queues (the first waiter
@@ -43,7 +53,7 @@ done
 
 BOOTS=${T7400_BOOTS:-3}
 # T7400_CALS: a subset, to rerun one mechanism
-CALS=${T7400_CALS:-"list-lru-delay split-queue-delay root-flush-delay"}
+CALS=${T7400_CALS:-"lru-delay list-lru-delay split-queue-delay root-flush-delay"}
 has() { case " $CALS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 REPO=$(kernel_ref_tree) || { echo "Bail out! no reference tree"; exit 1; }
@@ -86,6 +96,9 @@ suite_runs large-folio page-fault1-pmd lock-contention-pmd \
     >"$T/split-queue-delay.matrix"
 suite_runs memcg-flush root-refault lock-contention-root-refault \
     >"$T/root-flush-delay.matrix"
+# lru-lock's shmem run at all CPUs and its lock-profile pass (profile and
+# contention), as make run's lru-delay page shows them
+suite_runs lru-lock shmem-all lock-profile-shmem-all >"$T/lru-delay.matrix"
 for c in $CALS; do
 	ok "$c: its runs taken from the suite" sh -c \
 	    "test \$(grep -c '^\[run ' '$T/$c.matrix') -ge 2"
@@ -138,6 +151,49 @@ no_improvement() {
 	    length == 0' "$1" >/dev/null
 }
 
+# lock_row FILE LOCK: the contention table's row of that lock, by name
+lock_row() {
+	jq -c --arg l "$2" '[.lock_contention[] | select(.lock == $l)] |
+	    first // empty' "$1"
+}
+# sig_lock FILE LOCK: its wait share is a significant regression
+sig_lock() {
+	jq -e --arg l "$2" '[.lock_contention[] | select(.lock == $l) |
+	    .wait_share | select(.verdict == "regression" and
+	    .significant)] | length > 0' "$1" >/dev/null
+}
+show_lock() {
+	echo "# $1 $2: $(jq -r --arg l "$2" '.lock_contention[] |
+	    select(.lock == $l) | "share \(.wait_share.base.mean // "-") -> \(.wait_share.patched.mean // "-") %, \(.wait_share.pct_change // "-")%, \(.wait_share.verdict), significant \(.wait_share.significant), count \(.wait_count.base.mean // "-") -> \(.wait_count.patched.mean // "-")"' "$T/$1.json")"
+}
+
+if has lru-delay; then
+	J="$T/lru-delay.json"
+	show_lock lru-delay lru_lock
+	is "$(suite_of "$J")" "lru-lock:mm/swap.c" "lru-delay: mm/swap.c -> lru-lock"
+	is "$(verdicts "$J" '^fault-free' '^pages_per_sec$')" regression \
+	    "lru-delay: shmem fault-free at all CPUs regresses"
+	ok "lru-delay: the contention table has a row named lru_lock" \
+	    test -n "$(lock_row "$J" lru_lock)"
+	ok "lru-delay: no lock row is named by a guess (lru_lock?)" \
+	    jq -e '[.lock_contention[] | select(.lock | test("lru_lock[?]"))] |
+	    length == 0' "$J"
+	ok "lru-delay: lru_lock's wait share is a significant regression" \
+	    sig_lock "$J" lru_lock
+	ok "lru-delay: 4 CPUs per node, the locks can show" jq -e \
+	    '.lock_visibility.cpus_per_node == 4 and
+	    .lock_visibility.locks_can_show' "$J"
+	id=$(head -1 "$T/lru-delay.wait")
+	curl -fs "$KD_URL/series/$id" >"$T/lru-delay.html"
+	curl -fs "$KD_URL/series/$id/report.txt" >"$T/lru-delay.txt"
+	ok "lru-delay: report.txt names lru_lock's regression" grep -q \
+	    "regression of lru_lock's wait share" "$T/lru-delay.txt"
+	ok "lru-delay: the page names it" grep -q \
+	    "regression of lru_lock&#39;s wait share" "$T/lru-delay.html"
+	ok "lru-delay: no \"cannot show\" sentence at 4 CPUs per node" \
+	    sh -c "! grep -q 'cannot show' '$T/lru-delay.txt'"
+fi
+
 if has list-lru-delay; then
 	J="$T/list-lru-delay.json"
 	is "$(suite_of "$J")" "list-lru:mm/list_lru.c" "list-lru-delay: mm/list_lru.c -> list-lru"
@@ -147,9 +203,11 @@ if has list-lru-delay; then
 	is "$(verdicts "$J" '^swap-memhog' '^wall_sec$')" regression \
 	    "list-lru-delay: swap-memhog wall time regresses"
 	ok "list-lru-delay: no primary row improves" no_improvement "$J"
-	ok "list-lru-delay: the list_lru lock waits in the contention table" \
-	    jq -e '[.lock_contention[] | select(.lock | test("list_lru"))] |
-	    length > 0' "$J"
+	show_lock list-lru-delay list_lru_node.lock
+	ok "list-lru-delay: the list_lru lock waits in the contention table, by name" \
+	    test -n "$(lock_row "$J" list_lru_node.lock)"
+	ok "list-lru-delay: its wait share is a significant regression" \
+	    sig_lock "$J" list_lru_node.lock
 fi
 
 if has split-queue-delay; then
@@ -160,10 +218,11 @@ if has split-queue-delay; then
 	is "$(verdicts "$J" '^page-fault .*thp=2048' '^ops_per_sec$')" regression \
 	    "split-queue-delay: page_fault1 with PMD THP regresses"
 	ok "split-queue-delay: no primary row improves" no_improvement "$J"
-	ok "split-queue-delay: the split queue lock waits in the contention table" \
-	    jq -e '[.lock_contention[] | select(.lock |
-	    test("deferred_split|split_queue|folio_undo_large_rmappable"))] |
-	    length > 0' "$J"
+	show_lock split-queue-delay split_queue_lock
+	ok "split-queue-delay: the split queue lock waits in the contention table, by name" \
+	    test -n "$(lock_row "$J" split_queue_lock)"
+	ok "split-queue-delay: its wait share is a significant regression" \
+	    sig_lock "$J" split_queue_lock
 fi
 
 if has root-flush-delay; then
