@@ -22,6 +22,7 @@
 int	cmd_stats_compare(int, char **);	/* cli/stats.c */
 int	cmd_series_show(int, char **);	/* cli/series_show.c */
 int	cmd_series_claims(int, char **);	/* cli/series_show.c */
+int	cmd_mail_show(int, char **);	/* cli/mail.c */
 int	cmd_track_list(int, char **);	/* cli/track.c */
 int	cmd_track_show(int, char **);
 int	cmd_track_run(int, char **);
@@ -42,6 +43,7 @@ static const struct command {
 	{ "build", cmd_build, "build --tree REPO --commit REV [--base REV] --cache DIR [--config TARGET|FILE] [--fragment FILE]... [--jobs N] [--timeout S] [--quiet]" },
 	{ "series claims", cmd_series_claims, "series claims (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json]" },
 	{ "track list", cmd_track_list, "track list" },
+	{ "mail show", cmd_mail_show, "mail show ID" },
 	{ "track show", cmd_track_show, "track show NAME [--json]" },
 	{ "track run", cmd_track_run, "track run NAME" },
 	{ "series show", cmd_series_show, "series show (--mbox FILE | --url URL --allow BASE) [--msgid ID] [--version N] [--json] [--messages]" },

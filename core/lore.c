@@ -552,8 +552,8 @@ out:
  * with err on anything else.
  */
 static int
-lore_get(const char *url0, const char *const *bases, size_t nbases,
-    struct buf *body, struct buf *err)
+lore_request(const char *url0, int post, const char *const *bases,
+    size_t nbases, struct buf *body, struct buf *err)
 {
 	struct buf url = BUF_INIT(8192);
 	char cerr[CURL_ERROR_SIZE];
@@ -587,6 +587,8 @@ lore_get(const char *url0, const char *const *bases, size_t nbases,
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, lore_write);
 		curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
 		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+		if (post && hops == 0)
+			curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
 		cerr[0] = '\0';
 		cr = curl_easy_perform(c);
 		if (sink.over || cr == CURLE_FILESIZE_EXCEEDED) {
@@ -643,6 +645,13 @@ out:
 		curl_easy_cleanup(c);
 	buf_release(&url);
 	return ret;
+}
+
+static int
+lore_get(const char *url, const char *const *bases, size_t nbases,
+    struct buf *body, struct buf *err)
+{
+	return lore_request(url, 0, bases, nbases, body, err);
 }
 
 /* bases[0] = base, then allow[]: the caller frees the array. */
@@ -724,4 +733,54 @@ lore_fetch_thread(const char *base, const char *list, const char *msgid,
     struct buf *out_mbox, struct buf *err)
 {
 	return lore_fetch_thread_allow(base, list, msgid, NULL, 0, out_mbox, err);
+}
+
+int
+lore_search(const char *base, const char *list, const char *query,
+    const char *const *allow, size_t nallow, struct buf *out_mbox,
+    struct buf *err)
+{
+	const char **bases = lore_bases(base, allow, nallow);
+	struct buf url = BUF_INIT(8192), gz = BUF_INIT(LORE_MAX_BYTES);
+	char *q = NULL;
+	CURL *c;
+	int r, ret = -1;
+
+	if (!(c = curl_easy_init())) {
+		buf_addstr(err, "curl_easy_init failed");
+		goto out;
+	}
+	q = curl_easy_escape(c, query, 0);
+	curl_easy_cleanup(c);
+	if (!q) {
+		buf_addstr(err, "the search query cannot be escaped");
+		goto out;
+	}
+	lore_list_url(&url, base, list);
+	buf_addf(&url, "?x=m&q=%s", q);
+	r = lore_request(url.data, 1, bases, nallow + 1, &gz, err);
+	if (r == 1) {		/* public-inbox: no match is a 404 */
+		ret = 0;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	if (gz.len >= 2 && (unsigned char)gz.data[0] == 0x1f &&
+	    (unsigned char)gz.data[1] == 0x8b) {
+		if (lore_inflate(&gz, out_mbox, url.data, err) < 0)
+			goto out;
+	} else {
+		/* an HTML page: the inbox has no search index */
+		buf_addf(err, "%s%s has no search (it answered a page, not "
+		    "an mbox)", base, list);
+		ret = 2;
+		goto out;
+	}
+	ret = 0;
+out:
+	curl_free(q);
+	buf_release(&url);
+	buf_release(&gz);
+	free(bases);
+	return ret;
 }

@@ -75,6 +75,15 @@ int	lore_fetch_atom(const char *base, const char *list,
 	    const char *const *allow, size_t nallow, struct buf *out,
 	    struct buf *err);
 
+/*
+ * POST <base><list>/?x=m&q=QUERY (public-inbox's search as an mbox, the
+ * way b4 asks): the matching messages, inflated, appended to out_mbox
+ * (nothing when none match).  0; 2 when the inbox has no search index
+ * (it answers a page); -1 with err.
+ */
+int	lore_search(const char *base, const char *list, const char *query,
+	    const char *const *allow, size_t nallow, struct buf *out_mbox,
+	    struct buf *err);
 /* Appends msgid escaped for a lore path ("/" becomes %2F). */
 void	lore_escape_msgid(struct buf *out, const char *msgid);
 /* 0 when msgid is a usable Message-ID (no spaces, controls, <>, empty). */

@@ -346,3 +346,50 @@ msg_release(struct msg *m)
 	free(m->body);
 	memset(m, 0, sizeof(*m));
 }
+
+/* Appends the mailboxes of list (groups flattened) to *v. */
+static void
+mime_list_addrs(InternetAddressList *list, char ***v, size_t *n, int depth)
+{
+	int len = list ? internet_address_list_length(list) : 0;
+
+	for (int i = 0; i < len && *n < MSG_MAX_RECIPIENTS; i++) {
+		InternetAddress *ia = internet_address_list_get_address(list, i);
+
+		if (INTERNET_ADDRESS_IS_GROUP(ia) && depth < 2)
+			mime_list_addrs(internet_address_group_get_members(
+			    INTERNET_ADDRESS_GROUP(ia)), v, n, depth + 1);
+		else if (INTERNET_ADDRESS_IS_MAILBOX(ia)) {
+			const char *a = internet_address_mailbox_get_addr(
+			    INTERNET_ADDRESS_MAILBOX(ia));
+
+			if (!a || !*a || strlen(a) > 254)
+				continue;
+			*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+			(*v)[(*n)++] = mime_fold_ws(a);
+		}
+	}
+}
+
+int
+msg_recipients(const char *raw, size_t len, char ***addrs, size_t *n)
+{
+	GMimeStream *stream;
+	GMimeParser *parser;
+	GMimeMessage *m;
+
+	*addrs = NULL;
+	*n = 0;
+	pthread_once(&mime_once, mime_init_once);
+	stream = g_mime_stream_mem_new_with_buffer(raw, len);
+	parser = g_mime_parser_new_with_stream(stream);
+	m = g_mime_parser_construct_message(parser, NULL);
+	if (m) {
+		mime_list_addrs(g_mime_message_get_to(m), addrs, n, 0);
+		mime_list_addrs(g_mime_message_get_cc(m), addrs, n, 0);
+		g_object_unref(m);
+	}
+	g_object_unref(parser);
+	g_object_unref(stream);
+	return m ? 0 : -1;
+}

@@ -44,6 +44,15 @@ int	msg_parse(const char *raw, size_t len, struct msg *out,
 	    struct buf *err);
 void	msg_release(struct msg *);
 
+/*
+ * The To and Cc mailboxes of raw[0..len) (groups flattened, at most
+ * MSG_MAX_RECIPIENTS, each at most 254 bytes): *addrs a malloc'd array of
+ * malloc'd strings.  0, or -1 when the message cannot be parsed.
+ */
+#define MSG_MAX_RECIPIENTS	64
+int	msg_recipients(const char *raw, size_t len, char ***addrs,
+	    size_t *n);
+
 /* Undoes RFC 3676 format=flowed in place (exposed for the unit tests). */
 void	mime_unflow(char *text, int delsp);
 

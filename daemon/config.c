@@ -14,6 +14,7 @@
 #include "daemon/agent.h"
 #include "daemon/auth.h"
 #include "daemon/config.h"
+#include "daemon/mail.h"
 #include "daemon/track.h"
 #include "lib/ini.h"
 #include "lib/log.h"
@@ -125,6 +126,14 @@ const struct config_key config_keys[] = {
 	   rounded up (3: a third); 1 turns the shares off. */
 	{ "watch", "author_share", CONFIG_INT, "3", check_positive, 1 },
 	{ "watch", "priority", CONFIG_INT, "5", NULL, 1 },
+	/* Which series of this watch get a reply in their thread ([mail]):
+	   yes, regressions (only a regression's verdict), no; and whether
+	   to find series with the lore's search (every message since the
+	   last poll touching a watched path) rather than the Atom feed,
+	   which only shows the newest entries (auto: search, and the feed
+	   where the lore answers no search). */
+	{ "watch", "reply", CONFIG_STR, "no", mail_check_reply, 1 },
+	{ "watch", "search", CONFIG_STR, "auto", mail_check_search, 1 },
 
 	/* ---- [tree "NAME"], [build] (trees and builds) ---- */
 	/* A git URL fetched with the git CLI into path (default
@@ -208,6 +217,44 @@ const struct config_key config_keys[] = {
 	{ "track", "max_boots", CONFIG_INT, "9", check_positive, 1 },
 	{ "track", "priority", CONFIG_INT, "-100", NULL, 1 },
 	{ "track", "first_parent", CONFIG_BOOL, "true", NULL, 1 },
+	/* A found regression mailed to the commit's author in its Link:
+	   thread ([mail]): yes or regressions (the same here), or no. */
+	{ "track", "reply", CONFIG_STR, "no", mail_check_reply, 1 },
+
+	/* ---- [mail] (daemon/mail.c: replies in the thread) ---- */
+	/* How mail leaves: none (off), outbox (an mbox file, for trying it
+	   out), smtp (relay = host:port, STARTTLS unless starttls = false,
+	   AUTH "user:password" read from auth_file) or sendmail (a
+	   sendmail-compatible command, split on blanks, run without a
+	   shell; -f FROM -- RCPT... is appended, the message on stdin). */
+	{ "mail", "send", CONFIG_STR, "none", mail_check_send, 0 },
+	{ "mail", "from", CONFIG_STR, "kperfci <kperfci@localhost>",
+	    mail_check_from, 0 },
+	{ "mail", "relay", CONFIG_STR, "", mail_check_relay, 0 },
+	{ "mail", "starttls", CONFIG_BOOL, "true", NULL, 0 },
+	{ "mail", "auth_file", CONFIG_STR, "", NULL, 0 },
+	{ "mail", "sendmail", CONFIG_STR, "/usr/sbin/sendmail -oi", NULL, 0 },
+	/* Empty: <data>/outbox.mbox */
+	{ "mail", "outbox", CONFIG_STR, "", NULL, 0 },
+	/* The absolute base of links in mail (empty: http://listen:port/). */
+	{ "mail", "public_url", CONFIG_STR, "", mail_check_public_url, 0 },
+	/* A submission's reply when it does not say (POST ?reply=). */
+	{ "mail", "reply", CONFIG_STR, "no", mail_check_reply, 0 },
+	/* Who is Cc'd: the thread's own To and Cc, only those matching a cc
+	   entry (an address or @domain) when any is given, at most cc_max.
+	   Nobody outside the thread's From/To/Cc is ever mailed. */
+	{ "mail", "cc", CONFIG_LIST, NULL, NULL, 0 },
+	{ "mail", "cc_max", CONFIG_INT, "8", check_positive, 0 },
+	/* Mails a day to one list and to one address; the rest waits. */
+	{ "mail", "per_day_list", CONFIG_INT, "50", check_positive, 0 },
+	{ "mail", "per_day_recipient", CONFIG_INT, "10", check_positive, 0 },
+	/* Seconds before the first retry of a relay that is down (doubling,
+	   at most six hours). */
+	{ "mail", "retry", CONFIG_INT, "60", check_positive, 0 },
+	/* Who may command by reply (#kperfci test ...): "author" (the
+	   series' author), addresses, @domains.  Mail is not authenticated:
+	   README "Mail". */
+	{ "mail", "command_from", CONFIG_LIST, NULL, NULL, 0 },
 };
 const size_t config_nkeys = sizeof(config_keys) / sizeof(config_keys[0]);
 

@@ -26,6 +26,7 @@
 #include "daemon/http.h"
 #include "daemon/http_cache.h"
 #include "daemon/lease.h"
+#include "daemon/mail.h"
 #include "daemon/pipeline.h"
 #include "daemon/settings.h"
 #include "daemon/track.h"
@@ -205,11 +206,14 @@ kperfcid_serve(const struct settings *set)
 		pipeline_stop();
 		goto out;
 	}
+	if (mail_start() < 0)
+		log_warnx("mail: the queue did not start; replies wait");
 	while (sigwait(&sigs, &sig) != 0 || sig == SIGHUP)
 		;
 	log_info("signal %d: stopping", sig);
 	app.stop = 1;
 	watch_stop();
+	mail_stop();
 	http_stop(srv);
 	lease_stop();
 	track_stop();

@@ -2869,7 +2869,7 @@ report_load(struct db *db, long long series_id, int with_result,
 	r->series_final = pipeline_series_rests(&s);
 	r->series_rest = report_dup(s.rest);
 	r->series_error = report_dup(s.error);
-	r->subject = report_dup(s.cover_subject);
+	r->subject = report_dup(s.title ? s.title : s.cover_subject);
 	r->author = report_dup(s.author);
 	if (s.source && strcmp(s.source, "upload"))
 		r->source = xstrdup(s.source);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "daemon/auth.h"
+#include "daemon/mail.h"
 #include "daemon/report.h"
 #include "daemon/routes.h"
 #include "daemon/sched.h"
@@ -23,6 +24,7 @@ const struct route *const http_route_tables[] = {
 	api_watch_routes,
 	api_track_routes,
 	ui_track_routes,
+	api_mail_routes,
 	NULL
 };
 

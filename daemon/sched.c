@@ -38,6 +38,7 @@
 #include "daemon/db_build.h"
 #include "core/exercise.h"
 #include "core/matrix_check.h"
+#include "daemon/mail.h"
 #include "daemon/pipeline.h"
 #include "daemon/noise.h"
 #include "core/claims.h"
@@ -1054,6 +1055,7 @@ stage_sched_wait(struct stage_ctx *ctx)
 		goto out;
 	}
 	log_info("series %lld: %s", ctx->series_id, sum.data);
+	mail_comparison_done(ctx->db, ctx->series_id, c.id, c.look);
 	rc = STAGE_OK;
 out:
 	free(json);

@@ -173,6 +173,8 @@ settings_runs(const struct config *c, struct settings *s)
 		w->author_share = config_int(c, "watch", w->name,
 		    "author_share");
 		w->priority = config_int(c, "watch", w->name, "priority");
+		w->reply = config_str(c, "watch", w->name, "reply");
+		w->search = config_str(c, "watch", w->name, "search");
 	}
 
 	s->ntracks = settings_nsubs(c, "track");
@@ -197,6 +199,7 @@ settings_runs(const struct config *c, struct settings *s)
 		if (t->max_boots < t->boots)
 			t->max_boots = t->boots;
 		t->priority = (int)config_int(c, "track", t->name, "priority");
+		t->reply = config_str(c, "track", t->name, "reply");
 		t->first_parent = config_bool(c, "track", t->name,
 		    "first_parent");
 	}
@@ -267,6 +270,70 @@ settings_check_tracks(const struct config *c, const struct settings *s,
 		}
 	}
 	return rc;
+}
+
+/* [mail]: the keys of daemon/mail.c. */
+static void
+settings_mail(const struct config *c, struct settings *s)
+{
+	const char *v;
+
+	s->mail.send = config_str(c, "mail", NULL, "send");
+	s->mail.from = config_str(c, "mail", NULL, "from");
+	v = config_str(c, "mail", NULL, "relay");
+	s->mail.relay = v && *v ? v : NULL;
+	v = config_str(c, "mail", NULL, "auth_file");
+	s->mail.auth_file = v && *v ? v : NULL;
+	s->mail.sendmail = config_str(c, "mail", NULL, "sendmail");
+	v = config_str(c, "mail", NULL, "outbox");
+	s->mail.outbox = v && *v ? v : NULL;
+	v = config_str(c, "mail", NULL, "public_url");
+	s->mail.public_url = v && *v ? v : NULL;
+	s->mail.reply = config_str(c, "mail", NULL, "reply");
+	s->mail.cc = settings_list(c, "mail", NULL, "cc", &s->mail.ncc);
+	s->mail.command_from = settings_list(c, "mail", NULL, "command_from",
+	    &s->mail.ncommand_from);
+	s->mail.starttls = config_bool(c, "mail", NULL, "starttls");
+	s->mail.cc_max = (int)config_int(c, "mail", NULL, "cc_max");
+	s->mail.retry = (int)config_int(c, "mail", NULL, "retry");
+	s->mail.per_day_list = config_int(c, "mail", NULL, "per_day_list");
+	s->mail.per_day_recipient = config_int(c, "mail", NULL,
+	    "per_day_recipient");
+}
+
+/* "file:line" of [mail] key, else "(configuration)". */
+static void
+settings_mail_where(const struct config *c, const char *key, struct buf *out)
+{
+	const struct config_entry *last = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->entries[i].key->section, "mail") &&
+		    !strcmp(c->entries[i].key->key, key))
+			last = &c->entries[i];
+	if (last)
+		buf_addf(out, "%s:%d", last->file, last->line);
+	else
+		buf_addstr(out, "(configuration)");
+}
+
+/* [mail]: smtp needs a relay, sendmail a command. */
+static int
+settings_mail_check(const struct config *c, const struct settings *s,
+    struct buf *err)
+{
+	if (!strcmp(s->mail.send, "smtp") && !s->mail.relay) {
+		settings_mail_where(c, "send", err);
+		buf_addstr(err, ": [mail] send = smtp needs relay = HOST:PORT\n");
+		return -1;
+	}
+	if (!strcmp(s->mail.send, "sendmail") && !strspn(s->mail.sendmail,
+	    "/.abcdefghijklmnopqrstuvwxyz")) {
+		settings_mail_where(c, "sendmail", err);
+		buf_addstr(err, ": [mail] sendmail must name a command\n");
+		return -1;
+	}
+	return 0;
 }
 
 /* [watch]: a lore base on the [lore] allowlist, a list, some paths. */
@@ -342,7 +409,9 @@ settings_load(const struct config *c, struct settings *s, struct buf *err)
 	settings_trees(c, s);
 	settings_access(c, s);
 	settings_runs(c, s);
-	if (settings_check_trees(c, s, err) < 0)
+	settings_mail(c, s);
+	if (settings_mail_check(c, s, err) < 0 ||
+	    settings_check_trees(c, s, err) < 0)
 		rc = -1;
 	if (settings_check_tracks(c, s, err) < 0)
 		rc = -1;
@@ -368,6 +437,8 @@ settings_release(struct settings *s)
 		free(s->watches[i].paths);
 	free(s->watches);
 	free(s->tracks);
+	free(s->mail.cc);
+	free(s->mail.command_from);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -40,6 +40,8 @@ struct settings_watch {
 	const char	**paths;
 	size_t		 npaths;
 	long long	 poll, per_day, priority;
+	const char	*reply;		/* yes regressions no */
+	const char	*search;	/* auto yes no */
 	long long	 author_share;	/* one author: per_day / this, up */
 };
 
@@ -48,6 +50,7 @@ struct settings_watch {
 struct settings_track {
 	const char	*name, *tree, *branch, *matrix, *at, *every;
 	int		 boots, max_boots, priority, first_parent;
+	const char	*reply;		/* yes regressions no */
 };
 
 struct settings {
@@ -95,6 +98,17 @@ struct settings {
 		int		 boots, boot_step, max_boots, replacements;
 		const char	*matrix;	/* NULL: etc/workloads.conf */
 	} sched;
+	struct {
+		const char	*send;		/* none outbox smtp sendmail */
+		const char	*from, *relay, *auth_file, *sendmail;
+		const char	*outbox;	/* NULL: <data>/outbox.mbox */
+		const char	*public_url;	/* NULL: http://listen:port/ */
+		const char	*reply;		/* submissions' default */
+		const char	**cc, **command_from;
+		size_t		 ncc, ncommand_from;
+		int		 starttls, cc_max, retry;
+		long long	 per_day_list, per_day_recipient;
+	} mail;
 	struct settings_watch *watches;
 	size_t		 nwatches;
 	struct settings_track *tracks;

@@ -65,6 +65,7 @@
 #include "daemon/db_build.h"
 #include "daemon/db_track.h"
 #include "daemon/kernels.h"
+#include "daemon/mail.h"
 #include "daemon/sched.h"
 #include "daemon/stage_build.h"
 #include "core/stats.h"
@@ -826,10 +827,12 @@ track_open_regression(struct db *db, const char *track,
 	g.ci_lo = c->ci_lo;
 	g.ci_hi = c->ci_hi;
 	g.p_value = c->p_value;
-	if (db_track_regression_add(db, &g, time(NULL), &id) == 0)
+	if (db_track_regression_add(db, &g, time(NULL), &id) == 0) {
 		log_info("track %s: regression %lld: %s %s %s %+.1f%% between "
 		    "runs %lld and %lld", track, id, p->workload, p->params,
 		    p->metric, c->pct_change, good.id, bad.id);
+		mail_regression_opened(db, id);
+	}
 	track_conf_release(&tc);
 	track_run_release(&good);
 	track_run_release(&bad);

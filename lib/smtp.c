@@ -1,0 +1,128 @@
+/*
+ * smtp: one message to an SMTP relay through libcurl (smtp.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "lib/smtp.h"
+#include "lib/xalloc.h"
+
+struct smtp_src {
+	const char	*p;
+	size_t		 left;
+};
+
+static size_t
+smtp_read(char *dst, size_t sz, size_t nm, void *arg)
+{
+	struct smtp_src *s = arg;
+	size_t n = sz * nm;
+
+	if (n > s->left)
+		n = s->left;
+	memcpy(dst, s->p, n);
+	s->p += n;
+	s->left -= n;
+	return n;
+}
+
+int
+smtp_send(const struct smtp_relay *r, const char *from,
+    const char *const *rcpt, size_t nrcpt, const char *msg, size_t len,
+    int *permanent, struct buf *err)
+{
+	struct curl_slist *to = NULL;
+	struct smtp_src src = { msg, len };
+	char cerr[CURL_ERROR_SIZE], *url, *mfrom;
+	long code = 0;
+	CURLcode cr;
+	CURL *c;
+	int rc = -1;
+
+	*permanent = 0;
+	if (!(c = curl_easy_init()))
+		return buf_addstr(err, "curl_easy_init failed"), -1;
+	url = xasprintf("smtp://%s:%d/%s", r->host, r->port,
+	    r->helo ? r->helo : "kperfci");
+	mfrom = xasprintf("<%s>", from);
+	for (size_t i = 0; i < nrcpt; i++) {
+		char *a = xasprintf("<%s>", rcpt[i]);
+
+		to = curl_slist_append(to, a);
+		free(a);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)SMTP_CONNECT_TIMEOUT);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)SMTP_TIMEOUT);
+	curl_easy_setopt(c, CURLOPT_USE_SSL, r->starttls ? (long)CURLUSESSL_ALL :
+	    (long)CURLUSESSL_NONE);
+	if (r->user) {
+		curl_easy_setopt(c, CURLOPT_USERNAME, r->user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, r->password ?
+		    r->password : "");
+	}
+	curl_easy_setopt(c, CURLOPT_MAIL_FROM, mfrom);
+	curl_easy_setopt(c, CURLOPT_MAIL_RCPT, to);
+	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(c, CURLOPT_READFUNCTION, smtp_read);
+	curl_easy_setopt(c, CURLOPT_READDATA, &src);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+	cerr[0] = '\0';
+	cr = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (cr != CURLE_OK) {
+		size_t l = strlen(cerr);
+
+		while (l && (cerr[l - 1] == '\n' || cerr[l - 1] == '\r'))
+			cerr[--l] = '\0';
+		if (code >= 500 && code < 600)
+			*permanent = 1;
+		if (code)
+			buf_addf(err, "%ld %s", code, l ? cerr :
+			    curl_easy_strerror(cr));
+		else
+			buf_addstr(err, l ? cerr : curl_easy_strerror(cr));
+		goto out;
+	}
+	rc = 0;
+out:
+	curl_slist_free_all(to);
+	curl_easy_cleanup(c);
+	free(url);
+	free(mfrom);
+	return rc;
+}
+
+int
+smtp_read_auth(const char *path, char **user, char **password,
+    struct buf *err)
+{
+	struct buf b = BUF_INIT(4096);
+	char *colon, *nl;
+	int rc = -1;
+
+	*user = *password = NULL;
+	if (buf_read_file(&b, path) < 0 || !b.data) {
+		buf_addf(err, "%s: cannot be read", path);
+		goto out;
+	}
+	if ((nl = strchr(b.data, '\n')))
+		*nl = '\0';
+	if ((nl = strchr(b.data, '\r')))
+		*nl = '\0';
+	if (!(colon = strchr(b.data, ':')) || colon == b.data) {
+		buf_addf(err, "%s: expected one line \"user:password\"", path);
+		goto out;
+	}
+	*user = xstrndup(b.data, colon - b.data);
+	*password = xstrdup(colon + 1);
+	rc = 0;
+out:
+	buf_release(&b);
+	return rc;
+}
