@@ -90,6 +90,7 @@ api_track_regression_json(const struct track_regression *g)
 	json_object_set_new(o, "author", jstr(g->author));
 	json_object_set_new(o, "link", jstr(g->link));
 	json_object_set_new(o, "suspects", jstr(g->suspects));
+	json_object_set_new(o, "verified", jstr(g->verified));
 	json_object_set_new(o, "created", json_integer(g->created));
 	json_object_set_new(o, "updated", json_integer(g->updated));
 	return o;
@@ -102,6 +103,7 @@ api_track_step_json(const struct bisect_step *s)
 
 	json_object_set_new(o, "id", json_integer(s->id));
 	json_object_set_new(o, "commit", jstr(s->commit_id));
+	json_object_set_new(o, "role", jstr(s->role));
 	json_object_set_new(o, "state", jstr(s->state));
 	json_object_set_new(o, "verdict", jstr(s->verdict));
 	json_object_set_new(o, "reason", jstr(s->reason));
@@ -306,6 +308,28 @@ api_track_regression_full(const struct track_regression *g,
 	return o;
 }
 
+/* Every metric that moved at the regression's change point. */
+static json_t *
+api_track_metrics_json(struct db *db, long long id)
+{
+	struct track_reg_metric *m = NULL;
+	json_t *a = json_array();
+	size_t n = 0, i;
+
+	db_track_reg_metrics(db, id, &m, &n);
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:s,s:o,"
+		    "s:[oo],s:o,s:b,s:o}", "workload", jstr(m[i].workload),
+		    "params", jstr(m[i].params), "metric", jstr(m[i].metric),
+		    "unit", jstr(m[i].unit), "better", m[i].better < 0 ?
+		    "lower" : "higher", "pct_change", jnum(m[i].pct_change),
+		    "ci95", jnum(m[i].ci_lo), jnum(m[i].ci_hi), "p_value",
+		    jnum(m[i].p_value), "carries", m[i].carries, "why",
+		    jstr(m[i].why)));
+	track_reg_metrics_free(m, n);
+	return a;
+}
+
 static int
 api_regression_get(struct http_req *req, struct http_resp *resp)
 {
@@ -317,6 +341,8 @@ api_regression_get(struct http_req *req, struct http_resp *resp)
 	if (api_track_reg_load(req, resp, &g, &steps, &n) < 0)
 		return 0;
 	o = api_track_regression_full(&g, steps, n);
+	json_object_set_new(o, "metrics", api_track_metrics_json(req->db,
+	    g.id));
 	bisect_steps_free(steps, n);
 	track_regression_release(&g);
 	return http_reply_json(resp, 200, o);
@@ -340,6 +366,9 @@ api_track_report(struct buf *b, const struct track_regression *g,
 		    g->subject ? g->subject : "", g->author ? g->author : "");
 		if (g->link)
 			buf_addf(b, "link:   %s\n", g->link);
+	} else if (g->suspects && !strcmp(g->state, "unconfirmed")) {
+		buf_addf(b, "the bisect ended on %s, but it is not named: it "
+		    "did not reproduce in boots of its own\n", g->suspects);
 	} else if (g->suspects) {
 		buf_addf(b, "the first bad commit is one of (they did not build "
 		    "or boot): %s\n", g->suspects);
@@ -347,6 +376,8 @@ api_track_report(struct buf *b, const struct track_regression *g,
 		buf_addf(b, "bisect: %s%s%s\n", g->state, g->error ? ": " : "",
 		    g->error ? g->error : "");
 	}
+	if (g->verified)
+		buf_addf(b, "verified: %s\n", g->verified);
 	buf_addf(b, "\nin testcase: %s\non test machine: the kperfci agent "
 	    "pool (see the runs' jobs)\nwith following parameters: %s\n\n",
 	    g->workload, *g->params ? g->params : "(defaults)");

@@ -80,6 +80,7 @@ track_regression_release(struct track_regression *g)
 	free(g->author);
 	free(g->link);
 	free(g->suspects);
+	free(g->verified);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -103,8 +104,24 @@ bisect_steps_free(struct bisect_step *s, size_t n)
 		free(s[i].state);
 		free(s[i].verdict);
 		free(s[i].reason);
+		free(s[i].role);
 	}
 	free(s);
+}
+
+void
+track_reg_metrics_free(struct track_reg_metric *m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(m[i].workload);
+		free(m[i].params);
+		free(m[i].metric);
+		free(m[i].unit);
+		free(m[i].why);
+	}
+	free(m);
 }
 
 /* ---- tracks and runs ---------------------------------------------------- */
@@ -487,7 +504,7 @@ db_track_history(struct db *db, const char *track, struct track_point **out,
 #define REG_COLS "id, track, tree, workload, params, metric, unit, better, " \
 	"good_run, bad_run, good_commit, bad_commit, pct_change, ci_lo, " \
 	"ci_hi, p_value, state, error, first_bad, subject, author, link, " \
-	"suspects, created, updated"
+	"suspects, created, updated, verified"
 
 static void
 dbt_reg_read(sqlite3_stmt *st, struct track_regression *g)
@@ -517,6 +534,7 @@ dbt_reg_read(sqlite3_stmt *st, struct track_regression *g)
 	g->suspects = db_col_dup(st, 22);
 	g->created = sqlite3_column_int64(st, 23);
 	g->updated = sqlite3_column_int64(st, 24);
+	g->verified = db_col_dup(st, 25);
 }
 
 int
@@ -608,7 +626,7 @@ db_track_regression_save(struct db *db, struct track_regression *g,
 {
 	sqlite3_stmt *st = db_prep(db, "UPDATE regressions SET state=?, "
 	    "error=?, first_bad=?, subject=?, author=?, link=?, suspects=?, "
-	    "updated=? WHERE id=?");
+	    "updated=?, verified=? WHERE id=?");
 
 	if (!st)
 		return -1;
@@ -621,17 +639,89 @@ db_track_regression_save(struct db *db, struct track_regression *g,
 	db_bind_text(st, 6, g->link);
 	db_bind_text(st, 7, g->suspects);
 	sqlite3_bind_int64(st, 8, now);
-	sqlite3_bind_int64(st, 9, g->id);
+	db_bind_text(st, 9, g->verified);
+	sqlite3_bind_int64(st, 10, g->id);
 	return db_step_done(db, st, "regression");
 }
 
 int
+db_track_reg_metric_add(struct db *db, long long regression_id,
+    const struct track_reg_metric *m)
+{
+	sqlite3_stmt *st = db_prep(db, "INSERT OR IGNORE INTO "
+	    "regression_metrics (regression_id, workload, params, metric, "
+	    "unit, better, pct_change, ci_lo, ci_hi, p_value, carries, why) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, regression_id);
+	db_bind_text(st, 2, m->workload);
+	db_bind_text(st, 3, m->params);
+	db_bind_text(st, 4, m->metric);
+	db_bind_text(st, 5, m->unit);
+	sqlite3_bind_int(st, 6, m->better);
+	sqlite3_bind_double(st, 7, m->pct_change);
+	sqlite3_bind_double(st, 8, m->ci_lo);
+	sqlite3_bind_double(st, 9, m->ci_hi);
+	sqlite3_bind_double(st, 10, m->p_value);
+	sqlite3_bind_int(st, 11, m->carries);
+	db_bind_text(st, 12, m->why);
+	return db_step_done(db, st, "regression metric");
+}
+
+int
+db_track_reg_metrics(struct db *db, long long regression_id,
+    struct track_reg_metric **out, size_t *n)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT m.workload, m.params, "
+	    "m.metric, m.unit, m.better, m.pct_change, m.ci_lo, m.ci_hi, "
+	    "m.p_value, m.carries, m.why FROM regression_metrics m JOIN "
+	    "regressions r ON r.id = m.regression_id WHERE m.regression_id=? "
+	    "ORDER BY (m.workload = r.workload AND m.params = r.params AND "
+	    "m.metric = r.metric) DESC, m.carries DESC, abs(m.pct_change) "
+	    "DESC");
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, regression_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct track_reg_metric *m;
+
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		m = &(*out)[(*n)++];
+		m->workload = db_col_dup(st, 0);
+		m->params = db_col_dup(st, 1);
+		m->metric = db_col_dup(st, 2);
+		m->unit = db_col_dup(st, 3);
+		m->better = sqlite3_column_int(st, 4);
+		m->pct_change = sqlite3_column_double(st, 5);
+		m->ci_lo = sqlite3_column_double(st, 6);
+		m->ci_hi = sqlite3_column_double(st, 7);
+		m->p_value = sqlite3_column_double(st, 8);
+		m->carries = sqlite3_column_int(st, 9);
+		m->why = db_col_dup(st, 10);
+	}
+	if (rc != SQLITE_DONE)
+		return dbt_err(db, st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
 db_track_step_add(struct db *db, long long regression_id, const char *commit,
-    int boots, long long now, long long *id)
+    const char *role, int boots, long long now, long long *id)
 {
 	sqlite3_stmt *st = db_prep(db, "INSERT INTO bisect_steps "
-	    "(regression_id, commit_id, boots, created, updated) VALUES "
-	    "(?,?,?,?,?)");
+	    "(regression_id, commit_id, boots, created, updated, role) VALUES "
+	    "(?,?,?,?,?,?)");
 
 	if (!st)
 		return -1;
@@ -640,6 +730,7 @@ db_track_step_add(struct db *db, long long regression_id, const char *commit,
 	sqlite3_bind_int(st, 3, boots);
 	sqlite3_bind_int64(st, 4, now);
 	sqlite3_bind_int64(st, 5, now);
+	db_bind_text(st, 6, role);
 	if (db_step_done(db, st, "bisect step") < 0)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db_handle(db));
@@ -653,7 +744,7 @@ db_track_steps(struct db *db, long long regression_id,
 	sqlite3_stmt *st = db_prep(db, "SELECT id, regression_id, commit_id, "
 	    "state, verdict, reason, kernel_id, boots, pct_vs_good, "
 	    "ci_good_lo, ci_good_hi, pct_vs_bad, ci_bad_lo, ci_bad_hi, "
-	    "created, updated FROM bisect_steps WHERE regression_id=? "
+	    "created, updated, role FROM bisect_steps WHERE regression_id=? "
 	    "ORDER BY id");
 	size_t cap = 0;
 	int rc;
@@ -687,6 +778,7 @@ db_track_steps(struct db *db, long long regression_id,
 		s->ci_bad_hi = sqlite3_column_double(st, 13);
 		s->created = sqlite3_column_int64(st, 14);
 		s->updated = sqlite3_column_int64(st, 15);
+		s->role = db_col_dup(st, 16);
 	}
 	if (rc != SQLITE_DONE)
 		return dbt_err(db, st);

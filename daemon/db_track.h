@@ -36,12 +36,23 @@ struct track_regression {
 	double	 pct_change, ci_lo, ci_hi, p_value;
 	char	*state, *error, *first_bad, *subject, *author, *link;
 	char	*suspects;
+	char	*verified;	/* what was checked before naming first_bad */
 	long long created, updated;
+};
+
+/* A metric that moved at a regression's change point. */
+struct track_reg_metric {
+	char	*workload, *params, *metric, *unit;
+	int	 better;
+	double	 pct_change, ci_lo, ci_hi, p_value;
+	int	 carries;	/* 1: may carry the verdict; 0: evidence */
+	char	*why;		/* evidence: why not */
 };
 
 struct bisect_step {
 	long long id, regression_id;
 	char	*commit_id, *state, *verdict, *reason;
+	char	*role;		/* "bisect" or "verify" */
 	long long kernel_id;
 	int	 boots;
 	double	 pct_vs_good, ci_good_lo, ci_good_hi;
@@ -55,6 +66,7 @@ void	track_points_free(struct track_point *, size_t n);
 void	track_regression_release(struct track_regression *);
 void	track_regressions_free(struct track_regression *, size_t n);
 void	bisect_steps_free(struct bisect_step *, size_t n);
+void	track_reg_metrics_free(struct track_reg_metric *, size_t n);
 
 /* First sight of a track name (kept), and when that was. */
 int	db_track_since(struct db *, const char *track, long long now,
@@ -110,8 +122,17 @@ int	db_track_regressions(struct db *, const char *track,
 int	db_track_regression_save(struct db *, struct track_regression *,
 	    long long now);
 
+/* A metric of a regression (kept once per (workload, params, metric)). */
+int	db_track_reg_metric_add(struct db *, long long regression_id,
+	    const struct track_reg_metric *);
+/* The metrics of a regression, the verdict's first, then by |change|. */
+int	db_track_reg_metrics(struct db *, long long regression_id,
+	    struct track_reg_metric **out, size_t *n);
+
+/* role: "bisect" or "verify". */
 int	db_track_step_add(struct db *, long long regression_id,
-	    const char *commit, int boots, long long now, long long *id);
+	    const char *commit, const char *role, int boots, long long now,
+	    long long *id);
 /* Steps of a regression, oldest first. */
 int	db_track_steps(struct db *, long long regression_id,
 	    struct bisect_step **out, size_t *n);

@@ -27,11 +27,18 @@
  * failed (the reason: fetch error, build error, every boot failed).
  *
  * History and regressions: after each done run, for every metric of the
- * track the per-boot means of all done runs form a history (one night per
- * run) and changepoint_detect finds its change points.  A change point in
- * the bad direction of at least the minimum effect that no regression of
- * the metric already covers (same first bad run) opens a regression:
- * last good run, first bad run, %change with its CI.
+ * track the per-boot values (the median of a boot's runs) of all done runs
+ * form a history (one night per run) and changepoint_nightly applies the
+ * nightly rule: a change point counts once the analyses of two nights in
+ * a row hold it, and only while it is at most four nights old, so that
+ * re-running detection every night does not give a flat metric a new
+ * chance each night (core/changepoint.c argues it; bench-changepoint
+ * measures it re-run after every night).  The metrics confirmed at one
+ * first bad run are one regression: headed by the row it is surest of,
+ * every moved metric listed (regression_metrics), one bisect.  A row of
+ * the lock-contention pass (lock=NAME, wait_*) is listed as evidence but
+ * opens nothing unless its own night-to-night spread makes the change
+ * four sigmas (track_row_carries).
  *
  * Bisect: candidates are the commits between the two runs' heads (git
  * rev-list --parents, bisect.c walks first parents by default).  A step
@@ -41,8 +48,13 @@
  * against both ends: good when the CI of (step -> bad) lies beyond half the
  * regression in its direction, bad when the CI of (good -> step) does; else
  * more boots (boots at a time) up to max_boots, then the end it is nearer
- * to.  A commit that does not build or boots no kernel is skipped.  The
- * first bad commit gets its subject, author and Link: trailer.
+ * to.  A commit that does not build or boots no kernel is skipped.  Before
+ * a commit is named (a one-commit range included, which needs no bisect
+ * step), it must have read bad and its parent good in boots of their own:
+ * bisect steps, or "verify" steps booted for it (track_verify); else the
+ * regression is `unconfirmed` with the commit as suspect, and what was
+ * checked is kept in `verified` either way.  The named commit gets its
+ * subject, author and Link: trailer.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -65,7 +77,6 @@
 #include "daemon/db_build.h"
 #include "daemon/db_track.h"
 #include "daemon/kernels.h"
-#include "daemon/mail.h"
 #include "daemon/sched.h"
 #include "daemon/stage_build.h"
 #include "core/stats.h"
@@ -462,6 +473,31 @@ track_enqueue(struct db *db, long long run_id, long long step_id,
 	return 0;
 }
 
+static int
+track_dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A boot's value: the median of its runs, so that one slow run of three
+ * (2-5 % of runs are 10-20 % slow on a real machine) does not move the
+ * boot; bench-changepoint's real-machine model measures the difference.
+ */
+static double
+track_median(const double *v, size_t n)
+{
+	double *c = xmalloc(n * sizeof(*c)), m;
+
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), track_dbl_cmp);
+	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
 /*
  * Waits for the jobs of a run or step.  TRACK_WAIT while some run; else
  * the per-boot means of the finished ones in *pts (run_id/step_id set),
@@ -473,7 +509,7 @@ track_collect(struct db *db, long long run_id, long long step_id,
 {
 	long long *jobs;
 	int *boots;
-	size_t n, i, j, k, cap = 0;
+	size_t n, i, j, cap = 0;
 	struct stats_set set;
 	int rc = TRACK_OK;
 	char err[256];
@@ -553,12 +589,9 @@ next:
 
 		for (j = 0; j < se->nboots; j++) {
 			struct track_point *p;
-			double sum = 0;
 
 			if (!se->boots[j].n)
 				continue;
-			for (k = 0; k < se->boots[j].n; k++)
-				sum += se->boots[j].v[k];
 			if (*npts == cap) {
 				cap = cap ? 2 * cap : 64;
 				*pts = xrealloc(*pts, cap * sizeof(**pts));
@@ -572,7 +605,7 @@ next:
 			p->metric = xstrdup(se->metric);
 			p->unit = xstrdup(se->unit);
 			p->better = se->better;
-			p->value = sum / se->boots[j].n;
+			p->value = track_median(se->boots[j].v, se->boots[j].n);
 		}
 	}
 	stats_set_release(&set);
@@ -591,7 +624,6 @@ track_set(char **field, const char *v)
 	*field = v ? xstrdup(v) : NULL;
 }
 
-static int track_analyse(struct db *, const char *track);
 
 /* queued -> fetched (or done: no new commits). */
 static int
@@ -786,67 +818,255 @@ track_hist_add(struct track_hist *h, long long run, double v)
 	h->start[h->n] = h->nv;
 }
 
-/* Opens a regression for a change point, unless one covers it already. */
+/*
+ * Lock-contention rows: a row of the lock pass (params with lock=NAME, one
+ * of the wait_* metrics) counts waits on one lock in one boot, and its
+ * per-boot spread on a real machine is often 50-100 %; such a row is shown
+ * beside a regression as evidence but opens none and names no commit,
+ * unless its own history is quiet enough: the level change at least
+ * TRACK_LOCK_SIGMAS standard deviations of its night means before the
+ * change, over at least TRACK_LOCK_NIGHTS nights.
+ */
+#define TRACK_LOCK_SIGMAS	4.0
+#define TRACK_LOCK_NIGHTS	5
+
+static int
+track_row_is_lock(const struct track_point *p)
+{
+	static const char *const wait[] = { "wait_share", "wait_total",
+	    "wait_count", "wait_max" };
+	const char *s = p->params;
+	size_t i;
+	int lock = 0;
+
+	for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, "lock=", 5))
+			lock = 1;
+	for (i = 0; lock && i < sizeof(wait) / sizeof(*wait); i++)
+		if (!strcmp(p->metric, wait[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether row p at change point c may carry a regression; why if not. */
+static int
+track_row_carries(const struct track_point *p, const struct track_hist *h,
+    const struct changepoint *c, char *why, size_t whysz)
+{
+	double m = 0, ss = 0, sd, night[512];
+	size_t i, k, a = c->night, n = 0;
+
+	*why = '\0';
+	if (!track_row_is_lock(p))
+		return 1;
+	/* the nights of the level before the change (its boots) */
+	for (i = a; i > 0 && h->start[a] - h->start[i - 1] <=
+	    c->nboots_before && n < sizeof(night) / sizeof(*night); i--) {
+		double s = 0;
+
+		if (h->start[i] == h->start[i - 1])
+			continue;
+		for (k = h->start[i - 1]; k < h->start[i]; k++)
+			s += h->v[k];
+		night[n++] = s / (h->start[i] - h->start[i - 1]);
+	}
+	for (i = 0; i < n; i++)
+		m += night[i];
+	m = n ? m / n : 0;
+	for (i = 0; i < n; i++)
+		ss += (night[i] - m) * (night[i] - m);
+	sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
+	if (n >= TRACK_LOCK_NIGHTS && sd > 0 && fabs(c->mean_after -
+	    c->mean_before) >= TRACK_LOCK_SIGMAS * sd)
+		return 1;
+	snprintf(why, whysz, "a lock-contention row: its night-to-night "
+	    "spread (%.3g over %zu nights) does not make the change %.0f "
+	    "sigmas", sd, n, TRACK_LOCK_SIGMAS);
+	return 0;
+}
+
+/* A metric that moved at a confirmed change point (borrows the point). */
+struct track_moved {
+	const struct track_point *p;
+	long long good_run, bad_run;
+	struct changepoint c;
+	int	 carries;
+	char	 why[192];
+};
+
+struct track_movedv {
+	struct track_moved *v;
+	size_t	 n, cap;
+};
+
+/* The confirmed regressions of one metric's history into mv. */
 static void
-track_open_regression(struct db *db, const char *track,
-    const struct track_point *p, const struct track_hist *h,
-    const struct changepoint *c, struct track_regression *known, size_t nk)
+track_metric_moved(const struct track_point *p, const struct track_hist *h,
+    const struct changepoint_opts *o, struct track_movedv *mv)
+{
+	struct changepoint *cps = NULL;
+	struct track_moved *m;
+	size_t ncp = 0, k;
+	char err[256];
+
+	if (h->n < 2 || changepoint_nightly(h->v, h->start, h->n, o,
+	    p->better, &cps, &ncp, err, sizeof(err)) != 0) {
+		free(cps);
+		return;
+	}
+	for (k = 0; k < ncp; k++) {
+		if (cps[k].night < 1)
+			continue;
+		if (mv->n == mv->cap) {
+			mv->cap = mv->cap ? 2 * mv->cap : 16;
+			mv->v = xrealloc(mv->v, mv->cap * sizeof(*mv->v));
+		}
+		m = &mv->v[mv->n++];
+		m->p = p;
+		m->c = cps[k];
+		m->good_run = h->run[cps[k].night - 1];
+		m->bad_run = h->run[cps[k].night];
+		m->carries = track_row_carries(p, h, &cps[k], m->why,
+		    sizeof(m->why));
+	}
+	free(cps);
+}
+
+static void
+track_moved_metric(const struct track_moved *m, struct track_reg_metric *rm)
+{
+	memset(rm, 0, sizeof(*rm));
+	rm->workload = m->p->workload;
+	rm->params = m->p->params;
+	rm->metric = m->p->metric;
+	rm->unit = m->p->unit;
+	rm->better = m->p->better;
+	rm->pct_change = m->c.pct_change;
+	rm->ci_lo = m->c.ci_lo;
+	rm->ci_hi = m->c.ci_hi;
+	rm->p_value = m->c.p_value;
+	rm->carries = m->carries;
+	rm->why = m->why[0] ? (char *)m->why : NULL;
+}
+
+/* The carrying row of v[0..n) the change is surest of (|change| / CI
+   half-width), or NULL. */
+static const struct track_moved *
+track_headline(const struct track_moved *v, size_t n)
+{
+	const struct track_moved *best = NULL;
+	double zb = -1, z, hw;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].carries)
+			continue;
+		hw = (v[i].c.ci_hi - v[i].c.ci_lo) / 2;
+		z = hw > 0 ? fabs(v[i].c.pct_change) / hw : INFINITY;
+		if (z > zb) {
+			zb = z;
+			best = &v[i];
+		}
+	}
+	return best;
+}
+
+/* A new regression headed by m (good and bad runs from m). */
+static int
+track_regression_new(struct db *db, const char *track,
+    const struct track_moved *m, long long *id)
 {
 	struct track_regression g;
 	struct track_run good, bad;
 	struct track_conf tc;
-	long long id;
-	size_t i;
+	int rc = -1;
 
-	for (i = 0; i < nk; i++)
-		if (!strcmp(known[i].workload, p->workload) &&
-		    !strcmp(known[i].params, p->params) &&
-		    !strcmp(known[i].metric, p->metric) &&
-		    known[i].bad_run == h->run[c->night])
-			return;
-	if (db_track_run_get(db, h->run[c->night - 1], &good) != 0)
-		return;
-	if (db_track_run_get(db, h->run[c->night], &bad) != 0) {
+	if (db_track_run_get(db, m->good_run, &good) != 0)
+		return -1;
+	if (db_track_run_get(db, m->bad_run, &bad) != 0) {
 		track_run_release(&good);
-		return;
+		return -1;
 	}
 	memset(&g, 0, sizeof(g));
 	track_conf_get(track, &tc);
 	g.track = (char *)track;
 	g.tree = tc.tree ? tc.tree : "";
-	g.workload = p->workload;
-	g.params = p->params;
-	g.metric = p->metric;
-	g.unit = p->unit;
-	g.better = p->better;
+	g.workload = m->p->workload;
+	g.params = m->p->params;
+	g.metric = m->p->metric;
+	g.unit = m->p->unit;
+	g.better = m->p->better;
 	g.good_run = good.id;
 	g.bad_run = bad.id;
 	g.good_commit = good.head;
 	g.bad_commit = bad.head;
-	g.pct_change = c->pct_change;
-	g.ci_lo = c->ci_lo;
-	g.ci_hi = c->ci_hi;
-	g.p_value = c->p_value;
-	if (db_track_regression_add(db, &g, time(NULL), &id) == 0) {
+	g.pct_change = m->c.pct_change;
+	g.ci_lo = m->c.ci_lo;
+	g.ci_hi = m->c.ci_hi;
+	g.p_value = m->c.p_value;
+	if (db_track_regression_add(db, &g, time(NULL), id) == 0) {
 		log_info("track %s: regression %lld: %s %s %s %+.1f%% between "
-		    "runs %lld and %lld", track, id, p->workload, p->params,
-		    p->metric, c->pct_change, good.id, bad.id);
-		mail_regression_opened(db, id);
+		    "runs %lld and %lld", track, *id, g.workload, g.params,
+		    g.metric, g.pct_change, good.id, bad.id);
+		rc = 0;
 	}
 	track_conf_release(&tc);
 	track_run_release(&good);
 	track_run_release(&bad);
+	return rc;
 }
 
-/* Change points over every metric's history; regressions for new ones. */
+/*
+ * The metrics that moved at first bad run v[0].bad_run (all of v): added
+ * to the track's regression of that run, or one new regression when a
+ * row that carries a verdict moved.  Lock rows alone open nothing.
+ */
+static void
+track_open_group(struct db *db, const char *track,
+    const struct track_moved *v, size_t n,
+    const struct track_regression *known, size_t nk)
+{
+	const struct track_moved *head;
+	struct track_reg_metric rm;
+	long long id = 0;
+	size_t i;
+
+	for (i = 0; i < nk; i++)
+		if (known[i].bad_run == v[0].bad_run)
+			id = known[i].id;
+	if (!id) {
+		if (!(head = track_headline(v, n)) ||
+		    track_regression_new(db, track, head, &id) != 0)
+			return;
+	}
+	for (i = 0; i < n; i++) {
+		track_moved_metric(&v[i], &rm);
+		db_track_reg_metric_add(db, id, &rm);
+	}
+}
+
 static int
+track_moved_cmp(const void *a, const void *b)
+{
+	const struct track_moved *x = a, *y = b;
+
+	return x->bad_run < y->bad_run ? -1 : x->bad_run > y->bad_run;
+}
+
+/*
+ * After a night: the nightly rule (changepoint_nightly: confirmed on two
+ * nights, at most a few nights old) over every metric's history; the
+ * metrics confirmed at one first bad run make one regression with one
+ * bisect, headed by the row it is surest of.
+ */
+int
 track_analyse(struct db *db, const char *track)
 {
 	struct track_point *pts;
 	struct track_regression *known;
+	struct track_movedv mv = { 0 };
 	struct changepoint_opts o;
-	size_t n, nk, i, j, k;
-	char err[256];
+	size_t n, nk, i, j;
 
 	if (db_track_history(db, track, &pts, &n) != 0)
 		return -1;
@@ -857,26 +1077,23 @@ track_analyse(struct db *db, const char *track)
 	changepoint_opts_init(&o);
 	for (i = 0; i < n; i = j) {
 		struct track_hist h = { 0 };
-		struct changepoint *cps = NULL;
-		size_t ncp = 0;
 
 		for (j = i; j < n && !strcmp(pts[j].workload, pts[i].workload)
 		    && !strcmp(pts[j].params, pts[i].params) &&
 		    !strcmp(pts[j].metric, pts[i].metric); j++)
 			track_hist_add(&h, pts[j].run_id, pts[j].value);
-		if (h.n >= 2 && changepoint_detect(h.v, h.start, h.n, &o, &cps,
-		    &ncp, err, sizeof(err)) == 0) {
-			for (k = 0; k < ncp; k++)
-				if (changepoint_is_regression(&cps[k],
-				    pts[i].better, o.min_effect))
-					track_open_regression(db, track,
-					    &pts[i], &h, &cps[k], known, nk);
-		}
-		free(cps);
+		track_metric_moved(&pts[i], &h, &o, &mv);
 		free(h.v);
 		free(h.start);
 		free(h.run);
 	}
+	qsort(mv.v, mv.n, sizeof(*mv.v), track_moved_cmp);
+	for (i = 0; i < mv.n; i = j) {
+		for (j = i; j < mv.n && mv.v[j].bad_run == mv.v[i].bad_run; j++)
+			;
+		track_open_group(db, track, mv.v + i, j - i, known, nk);
+	}
+	free(mv.v);
 	track_regressions_free(known, nk);
 	track_points_free(pts, n);
 	return 0;
@@ -1223,6 +1440,96 @@ out:
 	return rc;
 }
 
+/*
+ * One side of the check before a commit is named: commit (the first bad
+ * one, want "bad"; its parent, want "good") must have read want in boots
+ * of its own, from a bisect step or else a verification step (queued here
+ * when missing).  0 verified (the sentence appended to v), 1 a step is
+ * queued or not finished, -1 it read otherwise (said in v).
+ */
+static int
+track_verify_one(struct db *db, const struct track_regression *g,
+    const struct track_conf *tc, const char *commit, const char *want,
+    const char *what, const struct bisect_step *steps, size_t n,
+    struct buf *v)
+{
+	const struct bisect_step *s = NULL;
+	long long sid;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct bisect_step *t = &steps[i];
+		int decided = t->verdict && !strcmp(t->verdict, want) &&
+		    !(t->reason && !strncmp(t->reason, "undecided", 9));
+
+		if (strcmp(t->commit_id, commit))
+			continue;
+		if (decided || (t->role && !strcmp(t->role, "verify")))
+			s = t;
+		if (decided)
+			break;
+	}
+	if (!s) {
+		if (db_track_step_add(db, g->id, commit, "verify", tc->boots,
+		    time(NULL), &sid) == 0)
+			log_info("bisect %lld: verifying %.12s (%s) in boots of "
+			    "its own", g->id, commit, what);
+		return 1;
+	}
+	if (strcmp(s->state, "done") && strcmp(s->state, "skipped"))
+		return 1;
+	buf_addf(v, "%s%s %.12s: %d boots %s, %+.1f%% [%+.1f%%, %+.1f%%] "
+	    "from the last good run, the first bad run %+.1f%% [%+.1f%%, "
+	    "%+.1f%%] from it: ", v->len ? "; " : "", what, commit, s->boots,
+	    s->role && !strcmp(s->role, "verify") ? "of its own" :
+	    "in the bisect", s->pct_vs_good, s->ci_good_lo, s->ci_good_hi,
+	    s->pct_vs_bad, s->ci_bad_lo, s->ci_bad_hi);
+	if (s->verdict && !strcmp(s->verdict, want) &&
+	    !(s->reason && !strncmp(s->reason, "undecided", 9))) {
+		buf_addf(v, "%s", want);
+		return 0;
+	}
+	buf_addf(v, "not %s (%s)", want, s->reason ? s->reason : s->state);
+	return -1;
+}
+
+/*
+ * Before the bisect names commit c of gr: c read bad and its parent good,
+ * each in boots of its own (a one-commit range has none: both are booted
+ * again).  0 verified, 1 waiting for a step, -1 not verified; what was
+ * checked in g->verified either way.
+ */
+static int
+track_verify(struct db *db, struct track_regression *g,
+    const struct track_conf *tc, const struct track_graph *gr, size_t c,
+    const struct bisect_step *steps, size_t n)
+{
+	struct buf v = BUF_INIT(0);
+	const char *parent;
+	int r1, r2, rc;
+
+	if (gr->pstart[c] == gr->pstart[c + 1]) {
+		track_set(&g->verified, "not verified: its parent is not in "
+		    "the bisected range");
+		return -1;
+	}
+	parent = gr->id[gr->parents[gr->pstart[c]]];
+	r1 = track_verify_one(db, g, tc, gr->id[c], "bad", "the commit",
+	    steps, n, &v);
+	if (r1 == 1) {
+		rc = 1;
+		goto out;
+	}
+	r2 = track_verify_one(db, g, tc, parent, "good", "its parent", steps,
+	    n, &v);
+	rc = r2 == 1 ? 1 : r1 < 0 || r2 < 0 ? -1 : 0;
+	if (rc != 1)
+		track_set(&g->verified, v.data);
+out:
+	buf_release(&v);
+	return rc;
+}
+
 /* The next step of a bisect, or its end.  1 if something happened. */
 static int
 track_bisect_next(struct db *db, struct track_regression *g,
@@ -1238,7 +1545,7 @@ track_bisect_next(struct db *db, struct track_regression *g,
 	long gi, bi, k;
 	long long sid;
 	size_t i;
-	int rc = 1;
+	int rc = 1, v = 0;
 
 	if (track_graph_load(tree->path, g->good_commit, g->bad_commit, &gr,
 	    &err) != 0) {
@@ -1261,7 +1568,8 @@ track_bisect_next(struct db *db, struct track_regression *g,
 	marks[bi] = BISECT_BAD;
 	for (i = 0; i < nsteps; i++) {
 		k = track_graph_find(&gr, steps[i].commit_id);
-		if (k < 0 || !steps[i].verdict)
+		if (k < 0 || !steps[i].verdict || (steps[i].role &&
+		    !strcmp(steps[i].role, "verify")))
 			continue;
 		marks[k] = !strcmp(steps[i].verdict, "good") ? BISECT_GOOD :
 		    !strcmp(steps[i].verdict, "bad") ? BISECT_BAD : BISECT_SKIP;
@@ -1275,14 +1583,23 @@ track_bisect_next(struct db *db, struct track_regression *g,
 		goto save;
 	}
 	if (a.status == BISECT_NEXT) {
-		db_track_step_add(db, g->id, gr.id[a.commit], tc->boots,
-		    time(NULL), &sid);
+		db_track_step_add(db, g->id, gr.id[a.commit], "bisect",
+		    tc->boots, time(NULL), &sid);
 		log_info("bisect %lld: testing %.12s (%zu candidates, ~%d "
 		    "steps left)", g->id, gr.id[a.commit], a.remaining,
 		    a.steps_left);
 		goto out;
 	}
-	if (a.status == BISECT_FOUND) {
+	if (a.status == BISECT_FOUND &&
+	    (v = track_verify(db, g, tc, &gr, a.commit, steps, nsteps)) == 1)
+		goto out;
+	if (a.status == BISECT_FOUND && v < 0) {
+		/* not named: the commit is a suspect, and why is said */
+		track_set(&g->suspects, gr.id[a.commit]);
+		track_set(&g->state, "unconfirmed");
+		log_info("bisect %lld: %.12s not confirmed: %s", g->id,
+		    gr.id[a.commit], g->verified);
+	} else if (a.status == BISECT_FOUND) {
 		track_set(&g->first_bad, gr.id[a.commit]);
 		track_commit_info(tree->path, gr.id[a.commit], g);
 		track_set(&g->state, "found");

@@ -318,6 +318,50 @@ ui_track_page(struct http_req *req, struct http_resp *resp)
 	return 0;
 }
 
+/*
+ * The end of a regression's <dl> (what the bisect verified) and the
+ * metrics that moved at its change point: the rows that carry the verdict,
+ * then the lock-contention rows shown beside them as evidence.
+ */
+static void
+ui_track_reg_metrics(struct buf *b, struct db *db,
+    const struct track_regression *g)
+{
+	struct track_reg_metric *m = NULL;
+	size_t n = 0, i;
+
+	if (g->verified) {
+		buf_addstr(b, "<dt>verified</dt><dd class=\"verified\">");
+		html_txt(b, g->verified);
+		buf_addstr(b, "</dd>\n");
+	}
+	buf_addstr(b, "</dl>\n");
+	if (db_track_reg_metrics(db, g->id, &m, &n) != 0 || !n)
+		goto out;
+	buf_addstr(b, "<h2>Metrics that moved</h2>\n<table class=\"moved\">"
+	    "\n<tr><th>workload</th><th>params</th><th>metric</th>"
+	    "<th>change</th><th>role</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		buf_addf(b, "<tr class=\"%s\"><td>", m[i].carries ? "verdict" :
+		    "evidence");
+		html_txt(b, m[i].workload);
+		buf_addstr(b, "</td><td>");
+		html_txt(b, m[i].params);
+		buf_addstr(b, "</td><td>");
+		html_txt(b, m[i].metric);
+		buf_addstr(b, "</td><td>");
+		html_txtf(b, "%+.1f%% [%+.1f%%, %+.1f%%]", m[i].pct_change,
+		    m[i].ci_lo, m[i].ci_hi);
+		buf_addstr(b, "</td><td>");
+		html_txt(b, m[i].carries ? "verdict" : m[i].why ? m[i].why :
+		    "evidence");
+		buf_addstr(b, "</td></tr>\n");
+	}
+	buf_addstr(b, "</table>\n");
+out:
+	track_reg_metrics_free(m, n);
+}
+
 static int
 ui_regression(struct http_req *req, struct http_resp *resp)
 {
@@ -387,14 +431,16 @@ ui_regression(struct http_req *req, struct http_resp *resp)
 		}
 		buf_addstr(&b, "</dd>\n");
 	}
-	buf_addstr(&b, "</dl>\n<h2>Bisect</h2>\n<table class=\"steps\">\n<tr>"
+	ui_track_reg_metrics(&b, req->db, &g);
+	buf_addstr(&b, "<h2>Bisect</h2>\n<table class=\"steps\">\n<tr>"
 	    "<th>commit</th><th>state</th><th>verdict</th><th>boots</th>"
 	    "<th>vs last good</th><th>first bad vs it</th><th>why</th></tr>\n");
 	for (i = 0; i < n; i++) {
 		buf_addstr(&b, "<tr class=\"step\"><td><code>");
 		html_txtf(&b, "%.12s", steps[i].commit_id);
 		buf_addstr(&b, "</code></td><td>");
-		html_txt(&b, steps[i].state);
+		html_txtf(&b, "%s%s", steps[i].state, steps[i].role &&
+		    !strcmp(steps[i].role, "verify") ? " (verify)" : "");
 		buf_addstr(&b, "</td><td>");
 		html_txt(&b, steps[i].verdict ? steps[i].verdict : "");
 		buf_addf(&b, "</td><td>%d</td><td>", steps[i].boots);

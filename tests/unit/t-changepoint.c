@@ -293,6 +293,55 @@ bench(int reps)
 	return 0;
 }
 
+/* The nightly rule: seen on two nights in a row, at most horizon old. */
+static void
+test_nightly(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct changepoint *cp, *an[2];
+	struct changepoint_opts o;
+	struct hist h;
+	size_t n, nan[2];
+	char err[128];
+
+	gsl_rng_set(r, 17);
+	changepoint_opts_init(&o);
+	gen(r, &h, 30, 3, 0.01, 29, -0.10);
+	changepoint_detect(h.v, h.start, h.n, &o, &cp, &n, err, sizeof(err));
+	ok(n == 1 && cp[0].night == 29, "one analysis sees last night's drop");
+	free(cp);
+	changepoint_nightly(h.v, h.start, h.n, &o, 1, &cp, &n, err,
+	    sizeof(err));
+	is_int(n, 0, "the nightly rule waits for a second night");
+	free(cp);
+	gen(r, &h, 30, 3, 0.01, 28, -0.10);
+	changepoint_nightly(h.v, h.start, h.n, &o, 1, &cp, &n, err,
+	    sizeof(err));
+	ok(n == 1 && cp[0].night == 28, "and confirms it on the second");
+	free(cp);
+	changepoint_nightly(h.v, h.start, h.n, &o, -1, &cp, &n, err,
+	    sizeof(err));
+	is_int(n, 0, "a drop is no regression of a lower-is-better metric");
+	free(cp);
+	/* what the daemon computes is what the benchmark computes */
+	changepoint_detect(h.v, h.start, h.n, &o, &an[0], &nan[0], err,
+	    sizeof(err));
+	changepoint_detect(h.v, h.start, h.n - 1, &o, &an[1], &nan[1], err,
+	    sizeof(err));
+	changepoint_confirm(an, nan, h.n, &o, 1, &cp, &n);
+	ok(n == 1 && cp[0].night == 28, "changepoint_confirm on the two "
+	    "analyses agrees");
+	free(cp);
+	free(an[0]);
+	free(an[1]);
+	gen(r, &h, 30, 3, 0.01, 25, -0.10);
+	changepoint_nightly(h.v, h.start, h.n, &o, 1, &cp, &n, err,
+	    sizeof(err));
+	is_int(n, 0, "a point older than the horizon is not opened again");
+	free(cp);
+	gsl_rng_free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -302,6 +351,7 @@ main(int argc, char **argv)
 	test_two_steps_and_recent();
 	test_short_and_bad();
 	test_deterministic();
+	test_nightly();
 	test_rates();
 	return tap_done();
 }

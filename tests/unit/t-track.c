@@ -3,13 +3,24 @@
  * cross-section check settings_load runs for -n and start-up: unknown
  * tree, unreadable matrix, at and every together, each with file:line) and the timer rule (track_due): a missed
  * time runs once, not once per missed night; nothing before the track was
- * first seen; manual-only tracks never fire.
+ * first seen; manual-only tracks never fire.  And the analysis after
+ * every night (track_analyse on a real store): two metrics that drop at
+ * the same night open one regression listing both; a lock-contention row
+ * that jumps after three nights (too few to know its noise) opens none; a
+ * quiet one that jumps later opens its own.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "daemon/config.h"
+#include "daemon/db.h"
+#include "daemon/db_track.h"
 #include "daemon/settings.h"
 #include "daemon/track.h"
 #include "lib/xalloc.h"
@@ -132,10 +143,125 @@ test_due(void)
 	    "a track with neither at nor every is manual only");
 }
 
+/* Row r's value at night i (boot noise from g). */
+static double
+row_value(gsl_rng *g, int r, int i)
+{
+	switch (r) {
+	case 0:		/* higher is better, -10 % from night 12 */
+		return 1000 * (i >= 12 ? 0.90 : 1) *
+		    (1 + 0.01 * gsl_ran_gaussian(g, 1));
+	case 1:		/* higher is better, -6 % from night 12 */
+		return 500 * (i >= 12 ? 0.94 : 1) *
+		    (1 + 0.01 * gsl_ran_gaussian(g, 1));
+	case 2:		/* a lock row, +/-60 % per boot, x3.8 from night 3
+			   (issue 15: three nights of history, no verdict) */
+		return 40 * (i >= 3 ? 3.8 : 1) * (1 + 0.6 *
+		    fabs(gsl_ran_gaussian(g, 1)));
+	default:	/* a quiet lock row, x1.5 from night 16 */
+		return 40 * (i >= 16 ? 1.5 : 1) *
+		    (1 + 0.01 * gsl_ran_gaussian(g, 1));
+	}
+}
+
+static void
+add_night(struct db *db, gsl_rng *g, int i, long long *run)
+{
+	static const char *const metric[] = { "ops", "ops2", "wait_count",
+	    "wait_count" };
+	static const char *const params[] = { "", "", "lock=lru_lock,tasks=2",
+	    "lock=zone_lock,tasks=2" };
+	struct track_point p[4 * 3];
+	struct track_run r;
+	char head[41];
+	int existing, k = 0, b, w;
+
+	db_track_run_new(db, "x", "manual", 3, 1000 + i, run, &existing);
+	db_track_run_get(db, *run, &r);
+	snprintf(head, sizeof(head), "%040d", i + 1);
+	free(r.state);
+	r.state = xstrdup("done");
+	r.head = xstrdup(head);
+	r.kernel_id = 1;
+	db_track_run_save(db, &r, 1000 + i);
+	track_run_release(&r);
+	for (w = 0; w < 4; w++)
+		for (b = 0; b < 3; b++, k++) {
+			memset(&p[k], 0, sizeof(p[k]));
+			p[k].run_id = *run;
+			p[k].boot = b + 1;
+			p[k].workload = w < 2 ? "w" : "lock-profile";
+			p[k].params = (char *)params[w];
+			p[k].metric = (char *)metric[w];
+			p[k].unit = "x";
+			p[k].better = w < 2 ? 1 : -1;
+			p[k].value = row_value(g, w, i);
+		}
+	db_track_points_add(db, p, k);
+}
+
+static void
+test_analyse(void)
+{
+	char dir[] = "/tmp/t-track.XXXXXX", *path;
+	struct track_regression *regs = NULL;
+	struct track_reg_metric *m = NULL;
+	long long run[24];
+	size_t n = 0, nm = 0, i, at12 = 0, at3 = 0, at16 = 0;
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	struct db *db;
+	int night;
+
+	gsl_rng_set(g, 5);
+	if (!mkdtemp(dir))
+		return;
+	path = xasprintf("%s/t.db", dir);
+	db = db_open(path);
+	ok(db && db_migrate(db, KPERFCI_SRCDIR "/schema") == 0,
+	    "a store with the schema");
+	if (!db)
+		goto out;
+	for (night = 0; night < 24; night++) {
+		add_night(db, g, night, &run[night]);
+		track_analyse(db, "x");
+	}
+	db_track_regressions(db, "x", &regs, &n);
+	for (i = 0; i < n; i++) {
+		at12 += regs[i].bad_run == run[12];
+		at3 += regs[i].bad_run == run[3];
+		at16 += regs[i].bad_run == run[16];
+	}
+	is_int(at12, 1, "two metrics dropping on night 12: one regression");
+	is_int(at3, 0, "a lock row's jump after three nights opens none");
+	is_int(at16, 1, "a quiet lock row's jump on night 16 opens one");
+	is_int(n, 2, "and nothing else (%zu)", n);
+	for (i = 0; i < n; i++)
+		if (regs[i].bad_run == run[12])
+			break;
+	if (i < n) {
+		is_str(regs[i].metric, "ops", "headed by the surer row");
+		is_int(regs[i].good_run, run[11], "last good: night 11");
+		db_track_reg_metrics(db, regs[i].id, &m, &nm);
+		ok(nm >= 2 && !strcmp(m[0].metric, "ops") &&
+		    !strcmp(m[1].metric, "ops2") && m[0].carries &&
+		    m[1].carries, "listing both metrics (%zu)", nm);
+		is_str(regs[i].state, "bisecting", "with one bisect");
+	}
+out:
+	track_reg_metrics_free(m, nm);
+	track_regressions_free(regs, n);
+	if (db)
+		db_close(db);
+	unlink(path);
+	free(path);
+	gsl_rng_free(g);
+}
+
 int
 main(void)
 {
 	test_config();
 	test_due();
+	test_analyse();
 	return tap_done();
 }
