@@ -23,6 +23,7 @@
 #include "daemon/auth.h"
 #include "daemon/db.h"
 #include "daemon/db_auth.h"
+#include "daemon/limits.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
@@ -142,13 +143,26 @@ static int
 manage_rerun(struct http_req *req, struct http_resp *resp, int html)
 {
 	struct auth_who who;
-	long long id, nid;
+	long long id, nid, up = 0;
+	const char *key;
 	char loc[64];
 	int rc;
 
 	if (manage_begin(req, resp, html, &id, &who) < 0)
 		return 0;
+	/* a re-run is a submission: the same rate limit, and its copy of
+	   an upload counts against the quota of whoever asked for it */
+	key = auth_limits_key(req, &who);
+	if (db_limits_series_upload(req->db, id, &up) < 0)
+		return manage_fail(resp, html, 500, "series %lld could not be "
+		    "read (see the daemon log)", id), 0;
+	if (limits_http(req->db, key, (size_t)up, resp, html) < 0)
+		return 0;
 	rc = db_series_rerun(req->db, id, who.name, &nid);
+	if (rc != 0)
+		limits_release(key, (size_t)up);
+	else
+		limits_submitted(req->db, key, nid, (size_t)up);
 	if (rc == 2)
 		return manage_fail(resp, html, 409, "series %lld was an upload "
 		    "whose mbox is no longer kept: upload it again", id), 0;

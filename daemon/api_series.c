@@ -315,23 +315,8 @@ static int
 api_series_limits(struct http_req *req, struct http_resp *resp,
     const struct auth_who *who, size_t upload_len)
 {
-	struct buf why = BUF_INIT(1024);
-	char ra[32];
-	long retry;
-	int rc = limits_submit(req->db, auth_limits_key(req, who), upload_len,
-	    &why, &retry);
-
-	if (rc == 1) {
-		http_reply_error(resp, 429, "%s", why.data);
-		if (retry > 0) {
-			snprintf(ra, sizeof(ra), "%ld", retry);
-			http_resp_header(resp, "Retry-After", ra);
-		}
-	} else if (rc < 0)
-		http_reply_error(resp, 500, "the submission limits could not "
-		    "be read from the store");
-	buf_release(&why);
-	return rc == 0 ? 0 : -1;
+	return limits_http(req->db, auth_limits_key(req, who), upload_len,
+	    resp, 0);
 }
 
 /* Fields a JSON submission may carry; anything else is a 400. */
@@ -407,10 +392,13 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 			goto out;
 		if (intake_submit_mbox(req->db, req->body.data, req->body.len,
 		    v, base && *base ? base : NULL, &id, &err) < 0) {
+			limits_release(auth_limits_key(req, &who),
+			    req->body.len);
 			http_reply_error(resp, 400, "%s", err.data);
 			goto out;
 		}
-		limits_submitted(req->db, auth_limits_key(req, &who), id);
+		limits_submitted(req->db, auth_limits_key(req, &who), id,
+		    req->body.len);
 		if (sched_request_store(req->db, id, NULL, boots) < 0 ||
 		    (suites && db_exercise_request_set(req->db, id,
 		    suites) < 0)) {
@@ -464,7 +452,7 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		http_reply_error(resp, 400, "%s", err.data);
 		goto out;
 	}
-	limits_submitted(req->db, auth_limits_key(req, &who), id);
+	limits_submitted(req->db, auth_limits_key(req, &who), id, 0);
 	if (sched_request_store(req->db, id, matrix, boots) < 0 ||
 	    (suites && db_exercise_request_set(req->db, id, suites) < 0)) {
 		http_reply_error(resp, 500, "the submission's matrix, boots "

@@ -19,8 +19,10 @@
 #include <time.h>
 
 #include "daemon/app.h"
+#include "daemon/auth.h"
 #include "daemon/config.h"
 #include "daemon/db_track.h"
+#include "daemon/limits.h"
 #include "daemon/http.h"
 #include "daemon/routes.h"
 #include "daemon/track.h"
@@ -257,11 +259,19 @@ static int
 api_track_run_post(struct http_req *req, struct http_resp *resp)
 {
 	struct track_conf tc;
+	struct auth_who who;
 	long long id;
 	int existing, r;
 
 	if (api_track_load(req, resp, &tc) < 0)
 		return 0;
+	/* a run builds and boots kernels: it charges the submitter's rate
+	   limit like a submission (the guard identified a role already) */
+	if (auth_identify(req, 0, &who, resp) < 0 ||
+	    limits_http(req->db, auth_limits_key(req, &who), 0, resp, 0) < 0) {
+		track_conf_release(&tc);
+		return 0;
+	}
 	r = track_run_now(req->db, tc.name, &id, &existing);
 	track_conf_release(&tc);
 	if (r != 0)

@@ -97,6 +97,9 @@ const struct config_key config_keys[] = {
 	{ "http", "per_ip_connections", CONFIG_INT, "32", check_positive, 0 },
 	{ "http", "timeout", CONFIG_INT, "30", check_positive, 0 },
 	{ "http", "min_rate", CONFIG_SIZE, "16K", check_positive, 0 },
+	{ "http", "per_prefix_connections", CONFIG_INT, "64", check_positive, 0 },
+	{ "http", "reserved_connections", CONFIG_INT, "64", check_positive, 0 },
+	{ "http", "header_timeout", CONFIG_INT, "10", check_positive, 0 },
 	/* Bytes of GET responses kept until the store changes (0: off). */
 	{ "http", "cache", CONFIG_SIZE, "64M", NULL, 0 },
 	/* Submissions (POST /api/v1/series, the form) per submitter: a

@@ -30,6 +30,7 @@
 #include "daemon/html.h"
 #include "daemon/http.h"
 #include "daemon/http_cache.h"
+#include "daemon/http_conns.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -554,6 +555,9 @@ out:
 #define HTTP_DEF_PER_IP		32
 #define HTTP_DEF_TIMEOUT	30
 #define HTTP_DEF_MIN_RATE	(16u << 10)
+#define HTTP_DEF_PER_PREFIX	64
+#define HTTP_DEF_RESERVED	64
+#define HTTP_DEF_HEADERS	10
 /* Bodies up to this size stay in memory; larger ones go to the spool. */
 #define HTTP_SPOOL_OVER		(64u << 10)
 
@@ -562,6 +566,7 @@ struct http_server {
 	struct http_opts opts;
 	int	 port;
 	size_t	 inflight[HTTP_WHO_N];	/* body bytes held; __atomic */
+	struct http_conns *conns;	/* per prefix, reserve, headers */
 };
 
 /* Each principal's share of max_inflight, in eighths (http.h). */
@@ -900,6 +905,16 @@ http_preflight(struct http_server *s, struct http_conn *hc,
 	return http_route_preflight(&hc->req, rt, resp);
 }
 
+/* The connection's track in s->conns (NULL when it has none). */
+static struct http_conn_track *
+http_track(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
 /* First call for a request: collect it, refuse what cannot be read. */
 static enum MHD_Result
 http_begin(struct http_server *s, struct MHD_Connection *c,
@@ -924,12 +939,15 @@ http_begin(struct http_server *s, struct MHD_Connection *c,
 	http_peer(c, hc->peer, sizeof(hc->peer));
 	hc->req.peer = *hc->peer ? hc->peer : NULL;
 	*con_cls = hc;
+	http_conns_headers_done(s->conns, http_track(c));
 	http_resp_init(&resp);
 	/* Who is asking, from the headers alone: a request that would be
 	   refused is refused before its body is read or room held for it. */
 	if ((who = http_preflight(s, hc, &resp)) < 0)
 		goto answer;
 	hc->who = who;
+	if (who == HTTP_WHO_AGENT || who == HTTP_WHO_USER)
+		http_conns_trust(s->conns, hc->req.peer);
 	/* Refuse a declared oversize body, or one the server has no room
 	   for now, before reading any of it. */
 	if ((cl = http_header(&hc->req, "Content-Length")))
@@ -1003,6 +1021,7 @@ http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (!hc)
 		return;
+	http_conns_request_done(s->conns, http_track(c));
 	http_body_unmap(hc);
 	if (hc->spool >= 0)
 		close(hc->spool);
@@ -1010,6 +1029,33 @@ http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	http_req_release(&hc->req);
 	free(hc);
 	*con_cls = NULL;
+}
+
+/* libmicrohttpd's accept policy: the per-prefix cap and the reserve. */
+static enum MHD_Result
+http_accept(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+	struct http_server *s = cls;
+
+	return http_conns_admit(s->conns, sa, len) ? MHD_YES : MHD_NO;
+}
+
+static void
+http_notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
+    enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *s = cls;
+	const union MHD_ConnectionInfo *ai, *fi;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		http_conns_closed(s->conns, *ctx);
+		*ctx = NULL;
+		return;
+	}
+	ai = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	*ctx = ai && fi ? http_conns_opened(s->conns, ai->client_addr,
+	    fi->connect_fd) : NULL;
 }
 
 static void
@@ -1036,6 +1082,12 @@ http_opts_defaults(struct http_opts *o)
 		o->timeout = HTTP_DEF_TIMEOUT;
 	if (!o->min_rate)
 		o->min_rate = HTTP_DEF_MIN_RATE;
+	if (!o->per_prefix_connections)
+		o->per_prefix_connections = HTTP_DEF_PER_PREFIX;
+	if (!o->reserved_connections)
+		o->reserved_connections = HTTP_DEF_RESERVED;
+	if (!o->header_timeout)
+		o->header_timeout = HTTP_DEF_HEADERS;
 	if (o->spool && mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 		log_warn("http: spool directory %s", o->spool);
 }
@@ -1047,6 +1099,7 @@ http_start(const struct http_opts *o)
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct http_conns_opts co;
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *di;
 
@@ -1066,8 +1119,16 @@ http_start(const struct http_opts *o)
 	}
 	s->opts = *o;
 	http_opts_defaults(&s->opts);
-	s->mhd = MHD_start_daemon(flags, o->port, NULL, NULL, http_access, s,
+	co.max_connections = s->opts.max_connections;
+	co.per_prefix = s->opts.per_prefix_connections;
+	co.reserved = s->opts.reserved_connections;
+	co.header_timeout = s->opts.header_timeout;
+	co.idle_timeout = s->opts.timeout;
+	co.trust_loopback = s->opts.trust_loopback;
+	s->conns = http_conns_start(&co);
+	s->mhd = MHD_start_daemon(flags, o->port, http_accept, s, http_access, s,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify_conn, s,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
 	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, s,
@@ -1079,6 +1140,7 @@ http_start(const struct http_opts *o)
 	if (!s->mhd) {
 		error("http: cannot listen on %s port %d: %s", o->listen,
 		    o->port, strerror(errno));
+		http_conns_stop(s->conns);
 		free(s);
 		return NULL;
 	}
@@ -1099,5 +1161,6 @@ http_stop(struct http_server *s)
 	if (!s)
 		return;
 	MHD_stop_daemon(s->mhd);
+	http_conns_stop(s->conns);
 	free(s);
 }

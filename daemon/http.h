@@ -247,6 +247,12 @@ struct http_opts {
 	size_t	 min_rate;		/* a body slower than this many bytes
 					   a second, once timeout seconds
 					   have passed, is cut (16K) */
+	unsigned per_prefix_connections; /* from one /24 or /64 (64) */
+	unsigned reserved_connections;	/* of max_connections, kept for
+					   authenticated addresses (64) */
+	unsigned header_timeout;	/* seconds for a request's headers,
+					   however they trickle (10) */
+	int	 trust_loopback;	/* loopback may use the reserve */
 };
 
 struct http_server;

@@ -154,6 +154,10 @@ kperfcid_http(const struct settings *set, char **spool)
 	ho.per_ip_connections = set->http.per_ip_connections;
 	ho.timeout = set->http.timeout;
 	ho.min_rate = set->http.min_rate;
+	ho.per_prefix_connections = set->http.per_prefix_connections;
+	ho.reserved_connections = set->http.reserved_connections;
+	ho.header_timeout = set->http.header_timeout;
+	ho.trust_loopback = set->auth.trust_loopback;
 	kperfcid_nofile(ho.max_connections);
 	http_cache_size(set->http.cache);
 	srv = http_start(&ho);

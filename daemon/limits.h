@@ -23,23 +23,48 @@ struct db;
 #define LIMITS_MAX_SUBMITTERS	4096
 
 /*
- * May `who` submit a series carrying upload_len uploaded bytes now?  0
- * (one submission is counted), or 1 with why ("rate limit: ...", "storage
- * quota: ...") and *retry_after (seconds; 0 for the quota) filled, for a
- * 429; -1 when the store cannot say (logged).  burst, per_hour, quota: the
- * [http] values.
+ * May `who` submit work carrying upload_len uploaded bytes now?  Every
+ * kind of work a client can start charges the same bucket: a submission,
+ * a re-run, a track run.  0 (one token taken, and upload_len reserved
+ * against the quota until limits_submitted or limits_release), or 1 with
+ * why ("rate limit: ...", "storage quota: ...") and *retry_after
+ * (seconds; 0 for the quota) filled, for a 429; -1 when the store cannot
+ * say (logged).  burst, per_hour, quota: the [http] values.
+ *
+ * The quota counts what who's series keep in the store (uploaded mbox
+ * bytes, and the patches parsed from them or fetched for them) plus what
+ * is reserved and not yet stored, all read under one lock: parallel
+ * uploads cannot race past it.
  */
 int	limits_submit(struct db *, const char *who, size_t upload_len,
 	    struct buf *why, long *retry_after);
-/* Records who submitted series id (for the quota).  0 or -1 (logged). */
-int	limits_submitted(struct db *, const char *who, long long id);
+/* Records who submitted series id (for the quota) and gives back the
+   upload_len limits_submit reserved (the store holds it now).  0 or -1
+   (logged). */
+int	limits_submitted(struct db *, const char *who, long long id,
+	    size_t upload_len);
+/* Gives back a reservation whose work was not stored after all. */
+void	limits_release(const char *who, size_t upload_len);
 
 /* For tests: forgets every bucket. */
 void	limits_reset(void);
 
-/* db_limits.c: the uploaded bytes of who's series; 0 or -1. */
+/* db_limits.c: the bytes who's series keep in the store (uploads, cover
+   letters and patches); 0 or -1. */
 int	db_limits_upload_bytes(struct db *, const char *who,
 	    long long *bytes);
 int	db_limits_set_submitter(struct db *, long long id, const char *who);
+/* The uploaded mbox bytes series id keeps (0 for a lore URL); 0, 1 (no
+   such series) or -1. */
+int	db_limits_series_upload(struct db *, long long id, long long *bytes);
+
+/*
+ * limits_submit for an HTTP request: 0, or -1 with the 429 (Retry-After
+ * set) or 500 in resp, as JSON or, html, as a page.  who: the key
+ * (auth_limits_key).
+ */
+struct http_resp;
+int	limits_http(struct db *, const char *who, size_t upload_len,
+	    struct http_resp *, int html);
 
 #endif

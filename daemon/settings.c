@@ -63,6 +63,12 @@ settings_daemon(const struct config *c, struct settings *s)
 	    "per_ip_connections");
 	s->http.timeout = (int)config_int(c, "http", NULL, "timeout");
 	s->http.min_rate = config_int(c, "http", NULL, "min_rate");
+	s->http.per_prefix_connections = (int)config_int(c, "http", NULL,
+	    "per_prefix_connections");
+	s->http.reserved_connections = (int)config_int(c, "http", NULL,
+	    "reserved_connections");
+	s->http.header_timeout = (int)config_int(c, "http", NULL,
+	    "header_timeout");
 	s->http.cache = config_int(c, "http", NULL, "cache");
 	s->http.submit_burst = (int)config_int(c, "http", NULL,
 	    "submit_burst");

@@ -62,6 +62,8 @@ struct settings {
 	struct {
 		long long	 max_inflight, cache, upload_quota, min_rate;
 		int		 max_connections, per_ip_connections, timeout;
+		int		 per_prefix_connections, reserved_connections;
+		int		 header_timeout;
 		int		 submit_burst, submit_per_hour;
 	} http;
 	struct {

@@ -155,7 +155,7 @@ ui_submit(struct http_req *req, struct http_resp *resp)
 		html_error_page(resp, 400, err.data);
 		goto out;
 	}
-	limits_submitted(req->db, auth_limits_key(req, &who), id);
+	limits_submitted(req->db, auth_limits_key(req, &who), id, 0);
 	if (db_series_set_owner(req->db, id, who.name) < 0) {
 		html_error_page(resp, 500, "the submission's owner could not "
 		    "be stored");

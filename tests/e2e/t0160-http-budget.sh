@@ -7,7 +7,12 @@
 #   - submitters holding their whole share get 503 naming the share, while
 #     an agent's upload-sized POST and /healthz still go through;
 #   - a body trickled a byte at a time is cut once [http] timeout has
-#     passed and it falls under [http] min_rate.
+#     passed and it falls under [http] min_rate;
+#   - slow connections from 50 addresses of one /24 (each under the
+#     per-address cap) cannot take every slot: the per-prefix cap refuses
+#     them, /healthz from another /24 answers, headers trickled a byte a
+#     second are cut at [http] header_timeout, and the reserved slots
+#     still admit an agent's address.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
@@ -75,11 +80,19 @@ slow /api/v1/series 12582912 12 "$ALICE" >"$T/s1.out" &
 P=$!
 slow /api/v1/series 12582912 12 "$ALICE" >"$T/s2.out" &
 P="$P $!"
-sleep 1
-is "$(curl -s -o "$T/r.out" -w '%{http_code}' -H "Authorization: Bearer $ALICE" \
-    -H 'Content-Type: application/json' -H 'Content-Length: 4194304' \
-    --data-binary @/dev/null --max-time 5 "$KD_URL/api/v1/series")" 503 \
-    "a third submitter body past the submitters' share: 503"
+third() {	# until the two slow bodies hold the share (a loaded host)
+	for i in 1 2 3 4 5 6 7 8; do
+		sleep 1
+		c=$(curl -s -o "$T/r.out" -w '%{http_code}' \
+		    -H "Authorization: Bearer $ALICE" \
+		    -H 'Content-Type: application/json' \
+		    -H 'Content-Length: 4194304' --data-binary @/dev/null \
+		    --max-time 5 "$KD_URL/api/v1/series")
+		[ "$c" = 503 ] && break
+	done
+	echo "$c"
+}
+is "$(third)" 503 "a third submitter body past the submitters' share: 503"
 like "share of \\[http\\] max_inflight" "$T/r.out" "naming the share"
 TOPO='{"sockets":2,"nodes":2,"cpus":4,"cores":4,"cpu_model":"Test CPU","memory_mb":2048,"node_cpus":["0-1","2-3"]}'
 REG="{\"agent\":\"a1\",\"backend\":\"qemu\",\"kernel_release\":\"6.1.0\",\"topology\":$TOPO}"
@@ -94,5 +107,75 @@ like "closed after ([3-9]|1[01]) s" "$T/s1.out" \
     "a body trickled at 1 byte/s is cut after [http] timeout"
 like "slower than \\[http\\] min_rate" "$T/kperfcid.log" "and the log says why"
 
+ok "daemon stops cleanly" kd_stop
+
+# ---- slowloris from many addresses of one /24 ---------------------------
+kd_config "[lore]\nallow = http://127.0.0.1:9/\n[http]\nmax_connections = 60\nper_ip_connections = 4\nper_prefix_connections = 30\nreserved_connections = 10\nheader_timeout = 4\ntimeout = 30\n[auth]\ntrust_loopback = false\n$(ka_section a1)"
+ok "daemon starts for the slowloris round" kd_start
+ok "an agent authenticates once from 127.0.2.1 (known for an hour)" \
+    sh -c "curl -s -o /dev/null -w '%{http_code}' --interface 127.0.2.1 \
+    -H 'Authorization: Bearer $(ka_token a1)' -H 'Content-Type: application/json' \
+    -d '$REG' $KD_URL/api/v1/agents/register | grep -q 200"
+cat >"$T/loris.py" <<'PY'
+import socket, sys, time
+# loris.py PORT ADDRS PER HOLD PREFIX...: PER connections from each of
+# ADDRS addresses of each PREFIX (127.0.N), headers trickled for HOLD s
+port, n, per, hold = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+socks, refused = [], 0
+for pre in sys.argv[5:]:
+  for a in range(n):
+    for k in range(per):
+        try:
+            s = socket.socket()
+            s.bind(("%s.%d" % (pre, a + 2), 0))
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            socks.append(s)
+        except OSError:
+            refused += 1
+def prune():
+    for s in list(socks):
+        try:
+            s.sendall(b"X")
+            s.settimeout(0.01)
+            if s.recv(1) == b"":
+                raise OSError
+        except socket.timeout:
+            pass
+        except OSError:
+            socks.remove(s)
+# a refused connection is closed at once; one let in stays until its
+# header deadline
+time.sleep(1.5)
+prune()
+alive = len(socks)
+t0 = time.time()
+while time.time() - t0 < hold:
+    prune()
+    time.sleep(1)
+print("opened %d cut %d" % (alive, alive - len(socks)))
+PY
+python3 "$T/loris.py" "$KD_PORT" 50 3 8 127.0.1 >"$T/loris.out" &
+LP=$!
+sleep 2
+hz() { curl -s -o /dev/null -w '%{http_code}' --max-time 10 --interface "$1" "$KD_URL/healthz"; }
+is "$(hz 127.0.3.1)" 200 "with 150 slow connections from 50 addresses of 127.0.1.0/24, /healthz from another /24 answers"
+is "$(hz 127.0.2.1)" 200 "and the agent's address answers"
+wait $LP
+like "opened [0-9]+ cut [0-9]+" "$T/loris.out" "the attack ran ($(cat "$T/loris.out"))"
+n=$(sed -n 's/opened \([0-9]*\).*/\1/p' "$T/loris.out")
+cut=$(sed -n 's/.* cut \([0-9]*\)/\1/p' "$T/loris.out")
+ok "the per-prefix cap let at most 30 of them in" [ "${n:-99}" -le 30 ]
+ok "and every one trickling its headers was cut at header_timeout" [ "${cut:-0}" -eq "${n:-1}" ]
+like "per_prefix_connections" "$T/kperfcid.log" "the log names the cap"
+like "header_timeout" "$T/kperfcid.log" "and the header deadline"
+# two /24s fill every slot but the reserve
+python3 "$T/loris.py" "$KD_PORT" 20 3 6 127.0.5 127.0.6 >"$T/loris2.out" &
+LP=$!
+sleep 2
+is "$(hz 127.0.2.1)" 200 "two /24s at their caps fill all but the reserve: the agent's address still answers"
+is "$(hz 127.0.3.9)" 000 "an address that never authenticated is refused there (the README says so)"
+wait $LP
+like "reserved_connections" "$T/kperfcid.log" "the log names the reserve"
 ok "daemon stops cleanly" kd_stop
 test_done
