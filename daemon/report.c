@@ -1015,7 +1015,8 @@ report_contention_head_text(const struct report *r, struct buf *b)
 		buf_addch(b, '\n');
 	}
 	if (!r->nlocks)
-		buf_addstr(b, "  No lock waited on either side.\n");
+		buf_addstr(b, report_is_live(r) ? "  No lock waits reported "
+		    "yet.\n" : "  No lock waited on either side.\n");
 	else if (!n && !report_is_live(r))
 		buf_addstr(b, "  No significant change in any lock's wait "
 		    "share.\n");
@@ -2093,8 +2094,9 @@ report_html_contention(const struct report *r, struct buf *b)
 	if (n)
 		buf_addstr(b, "</ul>\n");
 	if (!r->nlocks) {
-		buf_addstr(b, "<p class=\"note\">No lock waited on either "
-		    "side.</p>\n");
+		buf_addstr(b, report_is_live(r) ? "<p class=\"note\">No lock "
+		    "waits reported yet.</p>\n" : "<p class=\"note\">No lock "
+		    "waited on either side.</p>\n");
 		return;
 	}
 	buf_addstr(b, "<p class=\"note\">From the "

@@ -917,6 +917,51 @@ test_contention(void)
 	buf_release(&text);
 }
 
+/* A lock-profile pass whose table stayed empty on a 2-vCPU-per-node
+   machine: the words say why, instead of an empty table. */
+static void
+test_contention_empty(void)
+{
+	struct buf bs = BUF_INIT(0), ts = BUF_INIT(0), err = BUF_INIT(0);
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0);
+	struct report r;
+	char *json;
+
+	model(&r);
+	free(r.matrix);
+	r.matrix = xstrdup("[run \"lp\"]\nworkload = lock-profile\n"
+	    "target = fault-free\n");
+	r.cpus = 4;
+	r.cpus_per_node = 2;
+	gen(&bs, "fault-free", "mode=shmem,tasks=4", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 1);
+	gen(&ts, "fault-free", "mode=shmem,tasks=4", "pages_per_sec",
+	    "pages/s", "higher", 6, 3, 100000, 1);
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "compute without contention rows");
+	is_int(r.nlocks, 0, "no lock waited");
+	render(&r, &html, &text, &json);
+	ok(strstr(text.data, "\nLock contention\n  A per-node lock cannot "
+	    "show") && strstr(text.data, "  No lock waited on either side.\n"),
+	    "text: no empty table: the reason, and that nothing waited");
+	ok(strstr(html.data, "<h3>Lock contention</h3>\n<p class=\"lock-blind"
+	    "\">") && !strstr(html.data, "class=\"result contention\""),
+	    "page: the reason, no table");
+	free(json);
+	free(r.matrix);
+	r.matrix = xstrdup("[run \"ff\"]\nworkload = fault-free\n");
+	render(&r, &html, &text, &json);
+	ok(!strstr(text.data, "Lock contention"),
+	    "no lock-profile run: no lock section at all");
+	free(json);
+	report_release(&r);
+	buf_release(&bs);
+	buf_release(&ts);
+	buf_release(&err);
+	buf_release(&html);
+	buf_release(&text);
+}
+
 static void
 test_bad_samples(void)
 {
@@ -1364,6 +1409,7 @@ main(void)
 	test_profiles();
 	test_profiles_many();
 	test_contention();
+	test_contention_empty();
 	test_bad_samples();
 	test_result_json_roundtrip();
 
