@@ -3,28 +3,71 @@
  * (see claims.h).
  *
  * How a body is read.  Quoted lines ('>'), the diff, the "---" changelog
- * and the signature are skipped.  A line that is data (a table row, a
- * time(1) line, a perf-report line) is handled as a line; the other lines
- * form paragraphs that are cut into sentences.  Each rule of claim_rules[]
- * looks at one of the two.  Conditions (thread, process, memcg and CPU
- * counts, folio size, mode) and metric words come from the claim's own
- * words first, then from its sentence, then from the last sentence of the
- * message that had metric words (a table inherits its caption).  A
- * sentence citing other work ("as seen in [1]", "commit f26b3fa04611")
- * speaks about that work and yields nothing.  A number with '%' in a
- * sentence no rule understood is kept, as text, with kind CLAIM_UNKNOWN.
+ * and the signature are skipped, and so are lines that are not the
+ * author's measurements: trailers, shell commands of a reproducer,
+ * dmesg, a kernel test robot's parameters, a pasted perf profile.  A line
+ * that is data (a table row, a time(1) line, a "name before -> after"
+ * line) is read as a line by the line rules; the other lines form
+ * paragraphs cut into sentences, read by the sentence rules.
  *
- * The rules (keep this table and claim_rules[] in step):
+ * One claim per number, or per pair of numbers (before, after).  Its
+ * metric words come from its own clause (a sentence cut at ", ", "; ",
+ * " and ", " but ", " while "), then the text back to the previous
+ * claim's number, then the sentence's head (up to its first number); a
+ * sentence with no metric words at all speaks of the table above it (its
+ * caption's metric).  Its counts (threads, processes, CPUs, memcgs) are
+ * the ones nearest to it in its clause, then in the text between its
+ * neighbours' numbers, then in the sentence's head, then in the head of
+ * the sentence before it in the paragraph ("With 32 processes, ... .  The
+ * average wait ...").  A sentence that names counts and claims nothing
+ * after a sentence that claimed something of the same workload fills in
+ * what that claim did not say ("... the memhog test's sys time drops from
+ * A to B.  The memhog test runs 32 processes in 32 memcgs.").  A line
+ * rule's claim takes its label's conditions, then its caption's (the
+ * last sentence ending in ':' or naming a metric), then the set-up's
+ * (the last sentence that named counts and claimed nothing).
+ *
+ * Never a claim: a number in a sentence citing other work ("[1]",
+ * "commit f26b3fa04611"), versions ("v6.12-rc4", "6.12-rc3 -> 6.13-rc1"),
+ * counts ("80 threads", "3 of 4 patches", "line 812"), machine and
+ * memory sizes ("384G"), configuration ("memory.high at 80% of
+ * memory.max"), a share of something that is no metric ("25% of the
+ * time ... goes to", "100% of callers"), a duration nothing measures
+ * ("sleeps in 20 ms steps").  A '%' a sentence gives without a rule that
+ * reads it ("100% cosmetic") is kept as text, CLAIM_UNKNOWN.  A sentence
+ * gives at most one level (context); identical claims are listed once,
+ * and a kernel test robot's headline is its table's row.
+ *
+ * The rules (keep this list and the code in step):
+ *   lkp-row       "  7291345 ±  2%  +12.3%  8188182  will-it-scale.workload":
+ *                 value, %change (points for '%' and perf-profile
+ *                 metrics), value, metric; a row without a change is
+ *                 read and claims nothing
+ *   mmtests-row   "Amean  elsp-64  221.87 ( 0.00%)  216.02 *  2.64%*": the
+ *                 first column is the base, each later column a claim;
+ *                 the label gives the metric ("elsp", "syst", "user",
+ *                 "tput", "faults/sec") and the thread count ("-64");
+ *                 Stddev, CoeffVar, Min, Max and BAmean rows claim nothing
+ *   sweep-row     a table by thread (process, CPU) count: "threads base
+ *                 patched change" then "16 5120934 5689123 +11.1%", or
+ *                 "nr_threads 1 2 4 8" then a base and a patched row; one
+ *                 claim per count
+ *   arrow-line    "contended 1800223 -> 402117", "total wait 33.10 s ->
+ *                 5.02 s", "real 12m03s -> 9m41s", "_raw_spin_lock 38.2%
+ *                 -> 7.9%": a short label and two values
  *   table-row     "shmem, 80 threads  7.94M  10.33M  (+30%)": a label, a
  *                 before and an after value, an optional change; without
  *                 the change only under a "before after" header
  *   time-block    "Before:" / "After:" followed by time(1) lines (real,
  *                 user, sys): the mean of each before vs after
- *   share-arrow   "64% -> 20%", "from 64% to 20%"
+ *   from-to       "from 64% to 20%", "64% -> 20%", "from 629.1s to
+ *                 457.5s", "from 1:02:11 to 0:58:40", "from 912344 to
+ *                 120983" (counts only with a metric word in the clause)
  *   pct-change    "~25% improvement", "60% ... contention reduction",
- *                 "+15%", "reduced by 20%"
+ *                 "+15%", "reduced by 20%", "up 3.2%", "The gain grows:
+ *                 3% at 4 threads"
  *   level         "52.8% of all cycles spent spinning on lru_lock",
- *                 "took 69us", "dropped to 43%": one value
+ *                 "took 69us", "dropped to 43%": one value, one a sentence
  *   level-pair    a level, then a sentence "With this patch ..." giving a
  *                 level of the same metric: before and after
  */
@@ -44,12 +87,17 @@
 
 #define CLAIMS_MAX		256	/* per series: a sane bound */
 #define CLAIMS_SENTENCE_MAX	2048
+#define CLAIMS_TOK_MAX		24	/* tokens a data line is read by */
+#define CLAIMS_SWEEP_MAX	16	/* columns of a sweep table */
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- words ---------------------------------------------------------- */
 
 /*
  * Metric words: what a claim measures, which workload and lock it names.
- * Matched case-insensitively as substrings of the claim's words.
+ * Matched case-insensitively as substrings of the claim's words; the
+ * first entry with a metric class gives the claim's class.
  */
 static const struct claim_word {
 	const char	*pat;
@@ -63,8 +111,14 @@ static const struct claim_word {
 	{ "throughput", "throughput", CLAIM_M_RATE, NULL, NULL },
 	{ "ops/s", "ops/s", CLAIM_M_RATE, NULL, NULL },
 	{ "operations per second", "ops/s", CLAIM_M_RATE, NULL, NULL },
+	{ "per_process_ops", "per_process_ops", CLAIM_M_RATE, "page-fault",
+	    NULL },
+	{ "per_thread_ops", "per_thread_ops", CLAIM_M_RATE, "page-fault",
+	    NULL },
+	{ "faults/s", "faults/s", CLAIM_M_RATE, "page-fault", NULL },
 	{ "page fault1", "page_fault1", CLAIM_M_NONE, "page-fault", NULL },
 	{ "page_fault1", "page_fault1", CLAIM_M_NONE, "page-fault", NULL },
+	{ "page_fault2", "page_fault2", CLAIM_M_NONE, "page-fault", NULL },
 	{ "will-it-scale", "will-it-scale", CLAIM_M_NONE, "page-fault", NULL },
 	{ "faulting", "faults", CLAIM_M_NONE, "fault-free", NULL },
 	{ "faults", "faults", CLAIM_M_NONE, "fault-free", NULL },
@@ -76,16 +130,29 @@ static const struct claim_word {
 	{ "file read", "file read", CLAIM_M_NONE, "file-read", NULL },
 	{ "flush", "flush", CLAIM_M_NONE, "memcg-flush", "rstat" },
 	{ "latency", "latency", CLAIM_M_LATENCY, NULL, NULL },
+	{ "p50", "latency", CLAIM_M_LATENCY, NULL, NULL },
+	{ "p95", "latency", CLAIM_M_LATENCY, NULL, NULL },
+	{ "p99", "latency", CLAIM_M_LATENCY, NULL, NULL },
 	{ "sys time", "sys time", CLAIM_M_TIME_SYS, NULL, NULL },
 	{ "system time", "sys time", CLAIM_M_TIME_SYS, NULL, NULL },
+	{ "user time", "user time", CLAIM_M_TIME_USER, NULL, NULL },
 	{ "wall time", "wall time", CLAIM_M_TIME_REAL, NULL, NULL },
 	{ "elapsed", "wall time", CLAIM_M_TIME_REAL, NULL, NULL },
+	{ "contended", "contended", CLAIM_M_LOCK, NULL, NULL },
+	{ "total wait", "total wait", CLAIM_M_LOCK, NULL, NULL },
+	{ "max wait", "max wait", CLAIM_M_LOCK, NULL, NULL },
+	{ "avg wait", "avg wait", CLAIM_M_LOCK, NULL, NULL },
+	{ "average wait", "avg wait", CLAIM_M_LOCK, NULL, NULL },
+	{ "wait time", "total wait", CLAIM_M_LOCK, NULL, NULL },
+	{ "wait events", "contended", CLAIM_M_LOCK, NULL, NULL },
 	{ "contention", "lock contention", CLAIM_M_LOCK, NULL, NULL },
 	{ "spinning", "lock contention", CLAIM_M_LOCK, NULL, NULL },
+	{ "spin_lock", "lock contention", CLAIM_M_LOCK, NULL, NULL },
 	{ "cycles", "cycles", CLAIM_M_NONE, NULL, NULL },
 	{ "lru lock", "lru_lock", CLAIM_M_NONE, NULL, "lru_lock" },
 	{ "lru_lock", "lru_lock", CLAIM_M_NONE, NULL, "lru_lock" },
 	{ "lruvec_lock", "lru_lock", CLAIM_M_NONE, NULL, "lru_lock" },
+	{ "lruvec lock", "lru_lock", CLAIM_M_NONE, NULL, "lru_lock" },
 	{ "deferred queue lock", "split_queue_lock", CLAIM_M_NONE, NULL,
 	    "split_queue_lock" },
 	{ "split_queue_lock", "split_queue_lock", CLAIM_M_NONE, NULL,
@@ -94,6 +161,7 @@ static const struct claim_word {
 	    "split_queue_lock" },
 	{ "zone lock", "zone lock", CLAIM_M_NONE, NULL, "zone_lock" },
 	{ "list_lru", "list_lru", CLAIM_M_NONE, NULL, "list_lru" },
+	{ "mmap_lock", "mmap_lock", CLAIM_M_NONE, NULL, "mmap_lock" },
 	{ "rstat", "rstat", CLAIM_M_NONE, NULL, "rstat" },
 };
 
@@ -112,8 +180,26 @@ static const struct {
 	{ "decrease", CLAIM_DIR_DOWN }, { "drop", CLAIM_DIR_DOWN },
 	{ "lower", CLAIM_DIR_DOWN }, { "less", CLAIM_DIR_DOWN },
 	{ "fewer", CLAIM_DIR_DOWN }, { "cut", CLAIM_DIR_DOWN },
+	{ "fall", CLAIM_DIR_DOWN }, { "shrink", CLAIM_DIR_DOWN },
 	{ "increase", CLAIM_DIR_UP }, { "higher", CLAIM_DIR_UP },
 	{ "more", CLAIM_DIR_UP }, { "growth", CLAIM_DIR_UP },
+	{ "grow", CLAIM_DIR_UP }, { "rise", CLAIM_DIR_UP },
+};
+
+/* Words that make a percentage in their clause a setting, not a result. */
+static const char *const claims_config_words[] = {
+	"memory.max", "memory.high", "memory.low", "memory.min", "limit",
+	"set to", "threshold", "watermark", "ratio", "at most", "nr_task",
+	"swappiness", NULL,
+};
+
+/* Counts: a bare number right before one of these is a condition. */
+static const char *const claims_count_words[] = {
+	"threads", "thread", "processes", "process", "procs", "cpus", "cpu",
+	"memcgs", "memcg", "cgroups", "cgroup", "cores", "core", "nodes",
+	"node", "sockets", "socket", "clients", "jobs", "runs", "boots",
+	"iterations", "patches", "patch", "times", "lines", "files",
+	"freshly", NULL,
 };
 
 /* ---- small helpers --------------------------------------------------- */
@@ -139,72 +225,202 @@ claims_is_word_char(int c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/*
- * Parses a number at s: "7.94", "10.33M", "~0.9", "4.74M"; the multiplier
- * suffix K/M/G is applied and a unit (us, ms, ns, s, %) reported.  Returns
- * the length consumed, 0 when s holds no number.
- */
-static size_t
-claims_number(const char *s, double *v, char unit[8])
+/* Does s[0..len) start with word w (case-insensitive, then a non-letter)? */
+static int
+claims_starts_word(const char *s, size_t len, const char *w)
 {
-	const char *p = s;
-	char *end;
-	double d;
+	size_t n = strlen(w);
 
-	if (!isdigit((unsigned char)*p))
-		return 0;
-	d = strtod(p, &end);
-	if (end == p)
-		return 0;
-	p = end;
-	unit[0] = '\0';
-	if (*p == 'K' || *p == 'M' || *p == 'G') {
-		if (!claims_is_word_char(p[1]) || strncmp(p + 1, "B", 1) == 0) {
-			if (p[1] != 'B')
-				d *= *p == 'K' ? 1e3 : *p == 'M' ? 1e6 : 1e9;
-			p++;
-		}
-	} else if (*p == '%') {
-		strcpy(unit, "%");
-		p++;
-	} else if ((p[0] == 'u' || p[0] == 'm' || p[0] == 'n') && p[1] == 's' &&
-	    !claims_is_word_char(p[2])) {
-		unit[0] = p[0];
-		unit[1] = 's';
-		unit[2] = '\0';
-		p += 2;
-	} else if (strncmp(p, "\xc2\xb5s", 3) == 0) {	/* µs */
-		strcpy(unit, "us");
-		p += 3;
-	}
-	*v = d;
-	return p - s;
+	return len >= n && !strncasecmp(s, w, n) &&
+	    (len == n || !isalpha((unsigned char)s[n]));
 }
 
-/* A count right before a word: "80 threads", "128 memcgs", "80-CPU". */
-static int
-claims_count_before(const char *s, size_t len, const char *const *words)
+/* Digits with an optional fraction at s[0..len): their length, 0 none. */
+static size_t
+claims_digits(const char *s, size_t len, double *v)
 {
+	size_t i = 0;
+	double d = 0, scale = 1;
+
+	while (i < len && isdigit((unsigned char)s[i]) && i < 18)
+		d = d * 10 + (s[i++] - '0');
+	if (!i)
+		return 0;
+	if (i + 1 < len && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
+		i++;
+		while (i < len && isdigit((unsigned char)s[i]) && i < 36) {
+			scale /= 10;
+			d += (s[i++] - '0') * scale;
+		}
+	}
+	*v = d;
+	return i;
+}
+
+/*
+ * A duration at s: "12m03s", "3m05.112s", "1h02m10s", "1:02:11",
+ * "0:58:40.5", "2:40.087" -> seconds.  Returns the length, 0 when s holds
+ * no duration of those forms (a plain "20.3s" is a number with a unit).
+ */
+static size_t
+claims_duration_at(const char *s, size_t len, double *secs)
+{
+	double part[3], d;
+	size_t i, l, n = 0;
+
+	/* clock form: digits (':' two digits){1,2}, a fraction at the end */
+	if ((l = claims_digits(s, len, &d)) && l < len && s[l] == ':' &&
+	    !memchr(s, '.', l)) {
+		part[n++] = d;
+		i = l;
+		while (n < 3 && i + 2 < len + 0 && s[i] == ':' &&
+		    isdigit((unsigned char)s[i + 1]) &&
+		    isdigit((unsigned char)s[i + 2]) &&
+		    (i + 3 >= len || !isdigit((unsigned char)s[i + 3]) ||
+		    s[i + 3] == '.')) {
+			l = claims_digits(s + i + 1, len - i - 1, &d);
+			part[n++] = d;
+			i += 1 + l;
+			if (memchr(s + i - l, '.', l))
+				break;
+		}
+		if (n < 2 || (i < len && claims_is_word_char(s[i])))
+			return 0;
+		*secs = n == 3 ? part[0] * 3600 + part[1] * 60 + part[2] :
+		    part[0] * 60 + part[1];
+		return i;
+	}
+	/* unit form: [Nh][Nm]N[.f]s, at least two parts */
+	i = 0;
+	*secs = 0;
+	while (i < len && n < 3) {
+		if (!(l = claims_digits(s + i, len - i, &d)) || i + l >= len)
+			break;
+		if (s[i + l] == 'h' && n == 0)
+			*secs += d * 3600;
+		else if (s[i + l] == 'm' && (i + l + 1 >= len ||
+		    s[i + l + 1] != 's'))
+			*secs += d * 60;
+		else if (s[i + l] == 's')
+			*secs += d;
+		else
+			break;
+		n++;
+		i += l + 1;
+		if (s[i - 1] == 's')
+			break;
+	}
+	if (n < 2 || (i < len && claims_is_word_char(s[i])))
+		return 0;
+	return i;
+}
+
+/* Units a value may carry, longest first (after an optional space). */
+static const char *const claims_units[] = {
+	"pages/s", "faults/s", "ops/s", "MB/s", "GB/s", "KB/s", "seconds",
+	"secs", "sec", "ms", "us", "ns", "\xc2\xb5s", "s", NULL,
+};
+
+/*
+ * A value at s[0..len): a number with its multiplier (K, M, G) and unit
+ * ("%", "s", "ms", "us", "ns", "pages/s", ...; "33.10 s" with a space),
+ * or a duration (unit "s").  Returns the length consumed, 0 when s holds
+ * no number; unit "" for a bare number.
+ */
+static size_t
+claims_value(const char *s, size_t len, double *v, char unit[8])
+{
+	size_t l, i;
+	double d;
+
+	unit[0] = '\0';
+	if (!len || !isdigit((unsigned char)s[0]))
+		return 0;
+	if ((l = claims_duration_at(s, len, v))) {
+		strcpy(unit, "s");
+		return l;
+	}
+	if (!(l = claims_digits(s, len, &d)))
+		return 0;
+	i = l;
+	if (i < len && (s[i] == 'K' || s[i] == 'M' || s[i] == 'G')) {
+		if (i + 1 >= len || !claims_is_word_char(s[i + 1])) {
+			d *= s[i] == 'K' ? 1e3 : s[i] == 'M' ? 1e6 : 1e9;
+			i++;
+		} else if (s[i + 1] == 'B' && (i + 2 >= len ||
+		    !claims_is_word_char(s[i + 2]))) {
+			i += 2;		/* a size: "384GB" */
+		}
+	}
+	*v = d;
+	if (i < len && s[i] == '%') {
+		strcpy(unit, "%");
+		return i + 1;
+	}
+	for (int sp = 0; sp < 2; sp++) {
+		size_t at = i + (size_t)sp;
+
+		if (sp && (at > len || s[i] != ' '))
+			break;
+		for (const char *const *u = claims_units; *u; u++) {
+			size_t ul = strlen(*u);
+
+			if (at + ul <= len && !strncmp(s + at, *u, ul) &&
+			    (at + ul == len || (!claims_is_word_char(s[at + ul])
+			    && s[at + ul] != '/'))) {
+				snprintf(unit, 8, "%s", !strcmp(*u, "\xc2\xb5s") ?
+				    "us" : (*u)[0] == 's' ? "s" : *u);
+				return at + ul;
+			}
+		}
+	}
+	return i;
+}
+
+/*
+ * The count right before one of words nearest to [at, end) of s[0..len):
+ * "80 threads", "128 memcgs", "80-CPU".  at = end = 0: the first.
+ */
+static int
+claims_count_near(const char *s, size_t len, const char *const *words,
+    size_t at, size_t end)
+{
+	int best = CLAIM_NONE;
+	size_t bestd = (size_t)-1;
+
 	for (size_t i = 0; i < len; i++) {
-		const char *p;
-		char *end;
-		long n;
+		size_t j, d;
+		long n = 0;
 
 		if (!isdigit((unsigned char)s[i]) ||
 		    (i > 0 && (claims_is_word_char(s[i - 1]) || s[i - 1] == '.')))
 			continue;
-		n = strtol(s + i, &end, 10);
-		p = end;
-		if (*p == '.' && isdigit((unsigned char)p[1]))
+		for (j = i; j < len && isdigit((unsigned char)s[j]) &&
+		    j - i < 7; j++)
+			n = n * 10 + (s[j] - '0');
+		if (j < len && (isdigit((unsigned char)s[j]) || (s[j] == '.' &&
+		    j + 1 < len && isdigit((unsigned char)s[j + 1])))) {
+			i = j;
 			continue;
-		if (*p == ' ' || *p == '-')
-			p++;
-		for (const char *const *w = words; *w; w++)
-			if (strncasecmp(p, *w, strlen(*w)) == 0 &&
-			    p + strlen(*w) <= s + len && n > 0 && n < 1000000)
-				return (int)n;
+		}
+		if (j < len && (s[j] == ' ' || s[j] == '-'))
+			j++;
+		for (const char *const *w = words; *w; w++) {
+			size_t wl = strlen(*w);
+
+			if (j + wl > len || strncasecmp(s + j, *w, wl) != 0 ||
+			    n <= 0)
+				continue;
+			d = i >= end ? i - end : at > j + wl ? at - j - wl : 0;
+			if (d < bestd) {
+				bestd = d;
+				best = (int)n;
+			}
+			break;
+		}
+		i = j > i ? j - 1 : i;
 	}
-	return CLAIM_NONE;
+	return best;
 }
 
 /* "order 2" -> 16 (kB), "16K folio" / "64kB" -> 16 / 64, "PMD" -> 2048. */
@@ -214,28 +430,35 @@ claims_folio_kb(const char *s, size_t len)
 	for (size_t i = 0; i + 6 < len; i++) {
 		if (strncasecmp(s + i, "order ", 6) == 0 &&
 		    isdigit((unsigned char)s[i + 6])) {
-			int o = atoi(s + i + 6);
+			int o = s[i + 6] - '0';
 
+			if (i + 7 < len && isdigit((unsigned char)s[i + 7]))
+				o = o * 10 + (s[i + 7] - '0');
 			if (o >= 0 && o <= 10)
 				return 4 << o;
 		}
 	}
+	if (!claims_icontains(s, len, "folio") && !claims_icontains(s, len,
+	    "thp"))
+		goto pmd;
 	for (size_t i = 0; i < len; i++) {
-		char *end;
-		long n;
+		size_t j;
+		long n = 0;
 
 		if (!isdigit((unsigned char)s[i]) ||
 		    (i > 0 && claims_is_word_char(s[i - 1])))
 			continue;
-		n = strtol(s + i, &end, 10);
-		if ((*end == 'K' || *end == 'k') &&
-		    (end[1] == ' ' || end[1] == 'B' || end[1] == ')' ||
-		    end[1] == ',') && (n == 8 || n == 16 || n == 32 ||
-		    n == 64 || n == 128 || n == 256 || n == 512 || n == 1024) &&
-		    (claims_icontains(s, len, "folio") ||
-		    claims_icontains(s, len, "thp")))
+		for (j = i; j < len && isdigit((unsigned char)s[j]) &&
+		    j - i < 6; j++)
+			n = n * 10 + (s[j] - '0');
+		if (j + 1 < len && (s[j] == 'K' || s[j] == 'k') &&
+		    (s[j + 1] == ' ' || s[j + 1] == 'B' || s[j + 1] == ')' ||
+		    s[j + 1] == ',') && (n == 8 || n == 16 || n == 32 ||
+		    n == 64 || n == 128 || n == 256 || n == 512 || n == 1024))
 			return (int)n;
+		i = j - 1;
 	}
+pmd:
 	if (claims_icontains(s, len, "pmd"))
 		return 2048;
 	return CLAIM_NONE;
@@ -249,9 +472,43 @@ claims_cond_init(struct claim_cond *c)
 	c->folio_kb = CLAIM_NONE;
 }
 
-/* Fills what s says of the conditions into c, where c does not know. */
+static int
+claims_cond_has_counts(const struct claim_cond *c)
+{
+	return c->threads != CLAIM_NONE || c->processes != CLAIM_NONE ||
+	    c->memcgs != CLAIM_NONE || c->folio_kb != CLAIM_NONE ||
+	    c->cpus != CLAIM_NONE;
+}
+
+/* What c does not know yet, from o. */
 static void
-claims_cond_read(struct claim_cond *c, const char *s, size_t len)
+claims_cond_merge(struct claim_cond *c, const struct claim_cond *o)
+{
+	if (c->threads == CLAIM_NONE)
+		c->threads = o->threads;
+	if (c->processes == CLAIM_NONE)
+		c->processes = o->processes;
+	if (c->cpus == CLAIM_NONE)
+		c->cpus = o->cpus;
+	if (c->memcgs == CLAIM_NONE)
+		c->memcgs = o->memcgs;
+	if (c->folio_kb == CLAIM_NONE)
+		c->folio_kb = o->folio_kb;
+	if (!c->mode[0])
+		memcpy(c->mode, o->mode, sizeof(c->mode));
+	if (!c->workload[0])
+		memcpy(c->workload, o->workload, sizeof(c->workload));
+	if (!c->lock[0])
+		memcpy(c->lock, o->lock, sizeof(c->lock));
+}
+
+/*
+ * Fills what s says of the conditions into c, where c does not know; the
+ * counts nearest to [at, end) of s (0, 0: the first).
+ */
+static void
+claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
+    size_t end)
 {
 	static const char *const threads[] = { "threads", "thread", NULL };
 	static const char *const procs[] = { "processes", "procs", NULL };
@@ -259,14 +516,16 @@ claims_cond_read(struct claim_cond *c, const char *s, size_t len)
 	static const char *const memcgs[] = { "memcgs", "cgroups", "memcg",
 	    "freshly created memcgs", NULL };
 
+	if (!s)
+		return;
 	if (c->threads == CLAIM_NONE)
-		c->threads = claims_count_before(s, len, threads);
+		c->threads = claims_count_near(s, len, threads, at, end);
 	if (c->processes == CLAIM_NONE)
-		c->processes = claims_count_before(s, len, procs);
+		c->processes = claims_count_near(s, len, procs, at, end);
 	if (c->cpus == CLAIM_NONE)
-		c->cpus = claims_count_before(s, len, cpus);
+		c->cpus = claims_count_near(s, len, cpus, at, end);
 	if (c->memcgs == CLAIM_NONE)
-		c->memcgs = claims_count_before(s, len, memcgs);
+		c->memcgs = claims_count_near(s, len, memcgs, at, end);
 	if (c->folio_kb == CLAIM_NONE)
 		c->folio_kb = claims_folio_kb(s, len);
 	if (!c->mode[0]) {
@@ -275,11 +534,12 @@ claims_cond_read(struct claim_cond *c, const char *s, size_t len)
 		else if (claims_icontains(s, len, "anon"))
 			strcpy(c->mode, "anon");
 	}
-	for (size_t i = 0; i < sizeof(claim_words) / sizeof(claim_words[0]);
-	    i++) {
+	for (size_t i = 0; i < NELEM(claim_words); i++) {
 		const struct claim_word *w = &claim_words[i];
 
-		if (!claims_icontains(s, len, w->pat))
+		if ((w->workload && c->workload[0]) || (w->lock && c->lock[0]) ||
+		    (!w->workload && !w->lock) ||
+		    !claims_icontains(s, len, w->pat))
 			continue;
 		if (w->workload && !c->workload[0])
 			snprintf(c->workload, sizeof(c->workload), "%s",
@@ -289,14 +549,21 @@ claims_cond_read(struct claim_cond *c, const char *s, size_t len)
 	}
 }
 
+static void
+claims_cond_read(struct claim_cond *c, const char *s, size_t len)
+{
+	claims_cond_near(c, s, len, 0, 0);
+}
+
 /* Metric words of s into words (deduplicated) and the metric class. */
 static enum claim_metric
 claims_words_read(struct buf *words, const char *s, size_t len)
 {
 	enum claim_metric m = CLAIM_M_NONE;
 
-	for (size_t i = 0; i < sizeof(claim_words) / sizeof(claim_words[0]);
-	    i++) {
+	if (!s)
+		return m;
+	for (size_t i = 0; i < NELEM(claim_words); i++) {
 		const struct claim_word *w = &claim_words[i];
 
 		if (!claims_icontains(s, len, w->pat))
@@ -310,6 +577,90 @@ claims_words_read(struct buf *words, const char *s, size_t len)
 	return m;
 }
 
+/* Does s name a metric at all (a class or a hint)? */
+static int
+claims_has_words(const char *s, size_t len)
+{
+	for (size_t i = 0; i < NELEM(claim_words); i++)
+		if (claims_icontains(s, len, claim_words[i].pat))
+			return 1;
+	return 0;
+}
+
+/* The metric class of s alone, CLAIM_M_NONE when it names none. */
+static enum claim_metric
+claims_class(const char *s, size_t len)
+{
+	for (size_t i = 0; i < NELEM(claim_words); i++)
+		if (claim_words[i].metric != CLAIM_M_NONE &&
+		    claims_icontains(s, len, claim_words[i].pat))
+			return claim_words[i].metric;
+	return CLAIM_M_NONE;
+}
+
+/* A data line's tokens (whitespace-separated). */
+struct claims_toks {
+	const char	*t[CLAIMS_TOK_MAX];
+	size_t		 l[CLAIMS_TOK_MAX];
+	size_t		 n;
+};
+
+static void
+claims_tokens(const char *line, size_t len, struct claims_toks *tk)
+{
+	size_t i = 0;
+
+	tk->n = 0;
+	while (i < len && tk->n < CLAIMS_TOK_MAX) {
+		while (i < len && isspace((unsigned char)line[i]))
+			i++;
+		if (i >= len)
+			break;
+		tk->t[tk->n] = line + i;
+		while (i < len && !isspace((unsigned char)line[i]))
+			i++;
+		tk->l[tk->n] = line + i - tk->t[tk->n];
+		tk->n++;
+	}
+}
+
+/* Is token t[0..l) exactly a value (a number with an optional unit)? */
+static int
+claims_tok_value(const char *t, size_t l, double *v, char unit[8])
+{
+	if (l && t[0] == '~')
+		t++, l--;
+	return l && claims_value(t, l, v, unit) == l;
+}
+
+/* A signed change token "+12.3%", "-3.1", "\xe2\x88\x92" 5%: 1 and its
+   value and whether it had '%'. */
+static int
+claims_tok_signed(const char *t, size_t l, double *v, int *pct)
+{
+	int neg;
+	size_t skip, n;
+	double d;
+
+	if (l > 2 && t[0] == '(' && t[l - 1] == ')')
+		t++, l -= 2;
+	if (l >= 2 && (t[0] == '+' || t[0] == '-'))
+		skip = 1;
+	else if (l >= 4 && !strncmp(t, "\xe2\x88\x92", 3))
+		skip = 3;
+	else
+		return 0;
+	neg = t[0] != '+';
+	n = claims_digits(t + skip, l - skip, &d);
+	if (!n)
+		return 0;
+	*pct = skip + n < l && t[skip + n] == '%';
+	if (skip + n + (size_t)*pct != l)
+		return 0;
+	*v = neg ? -d : d;
+	return 1;
+}
+
 /* ---- the extraction state -------------------------------------------- */
 
 struct claims_span {
@@ -317,18 +668,38 @@ struct claims_span {
 	size_t		 len;
 };
 
+static const struct claims_span claims_nospan = { NULL, 0 };
+
+/* A table by count: one claim per thread (process, CPU) count. */
+struct claims_sweep {
+	int		 mode;		/* 0 none, 1 a row per count, 2 a
+					   column per count */
+	int		 what;		/* 0 threads, 1 processes, 2 cpus */
+	int		 col[CLAIMS_SWEEP_MAX];
+	size_t		 ncol;
+	double		 v[2][CLAIMS_SWEEP_MAX];
+	char		 unit[8];
+	int		 nrows;
+};
 
 struct claims_ctx {
 	struct claims	*out;
 	const char	*where;
-	/* the last sentence with metric words: a table's caption */
+	/* the last sentence ending in ':' or with metric words: a table's
+	   caption */
 	char		*caption;
+	/* the counts of the last sentence that claimed nothing */
+	struct claim_cond setup;
+	/* the head of the sentence before, in this paragraph */
+	struct claim_cond carry;
+	size_t		 prev_first, prev_end;	/* its claims */
 	/* time-block: sums of real/user/sys per phase */
 	char		*tb_title;
 	int		 tb_phase;	/* 0 none, 1 before, 2 after */
 	double		 tb_sum[2][3];
 	int		 tb_n[2][3];
 	int		 table_header;	/* "before after" seen in paragraph */
+	struct claims_sweep sweep;
 	size_t		 first;		/* first claim of this message */
 	/* the current sentence up to its first number: shared conditions */
 	struct claims_span prefix;
@@ -369,50 +740,658 @@ claims_new(struct claims_ctx *x, enum claim_kind kind, const char *rule,
 	return c;
 }
 
-/*
- * Conditions and metric words for a claim, nearest text first: the words
- * after its number up to the next claim's (fwd), those before it back to
- * the previous claim's (back), then the sentence (words only: its counts
- * may belong to another claim of the sentence), then the caption.
- */
+static void
+claims_free_one(struct claim *c)
+{
+	free(c->text);
+	free(c->where);
+	free(c->words);
+}
+
+/* Drops the last claim (one a rule started and then found no claim). */
+static void
+claims_drop_last(struct claims_ctx *x)
+{
+	claims_free_one(&x->out->v[--x->out->n]);
+}
+
+/* Before and after, and the change they make. */
+static void
+claims_set_pair(struct claim *c, double b, double a, const char *unit)
+{
+	c->has_before = c->has_after = 1;
+	c->before = b;
+	c->after = a;
+	if (b != 0) {
+		c->change_pct = (a - b) / fabs(b) * 100.0;
+		c->has_change = 1;
+	}
+	snprintf(c->unit, sizeof(c->unit), "%s", unit);
+}
+
+/* Time units make a latency, unless the words said lock wait. */
+static enum claim_metric
+claims_unit_metric(const struct claim *c, enum claim_metric m)
+{
+	if ((!strcmp(c->unit, "us") || !strcmp(c->unit, "ms") ||
+	    !strcmp(c->unit, "ns")) && m != CLAIM_M_LOCK)
+		return CLAIM_M_LATENCY;
+	return m;
+}
 
 static void
-claims_describe(struct claims_ctx *x, struct claim *c, struct claims_span fwd,
-    struct claims_span back, struct claims_span sent)
+claims_set_words(struct claim *c, struct buf *words, enum claim_metric m)
 {
-	struct claims_span cap = { x->caption, x->caption ?
-	    strlen(x->caption) : 0 };
-	const struct claims_span *cond[] = { &fwd, &back, &x->prefix, &cap };
-	const struct claims_span *word[] = { &fwd, &back, &sent, &cap };
-	struct buf words = BUF_INIT(512);
-	enum claim_metric m = CLAIM_M_NONE;
-
-	for (size_t i = 0; i < 4; i++)
-		if (cond[i]->s)
-			claims_cond_read(&c->cond, cond[i]->s, cond[i]->len);
-	for (size_t i = 0; i < 4 && (!words.len || m == CLAIM_M_NONE); i++) {
-		enum claim_metric mi;
-
-		/* the caption only speaks for a claim without words */
-		if (!word[i]->s || (word[i] == &cap && words.len))
-			continue;
-		mi = claims_words_read(&words, word[i]->s, word[i]->len);
-		if (m == CLAIM_M_NONE)
-			m = mi;
-	}
-	if (!strcmp(c->unit, "us") || !strcmp(c->unit, "ms") ||
-	    !strcmp(c->unit, "ns"))
-		m = CLAIM_M_LATENCY;
 	if (c->metric == CLAIM_M_NONE)
-		c->metric = m;
-	c->words = buf_detach(&words, NULL);
+		c->metric = claims_unit_metric(c, m);
+	free(c->words);
+	c->words = buf_detach(words, NULL);
 	if (!c->words)
 		c->words = xstrdup("");
 }
 
-static const struct claims_span claims_nospan = { NULL, 0 };
+/*
+ * A line rule's claim: metric words from its label, then the caption;
+ * conditions from its label, the caption, the set-up.
+ */
+static void
+claims_describe_line(struct claims_ctx *x, struct claim *c,
+    struct claims_span label)
+{
+	struct buf words = BUF_INIT(512);
+	enum claim_metric m = CLAIM_M_NONE;
 
-/* ---- line rules: table-row, time-block ------------------------------ */
+	if (label.s)
+		claims_cond_read(&c->cond, label.s, label.len);
+	if (x->caption)
+		claims_cond_read(&c->cond, x->caption, strlen(x->caption));
+	claims_cond_merge(&c->cond, &x->setup);
+	if (label.s)
+		m = claims_words_read(&words, label.s, label.len);
+	if (!words.len && x->caption)
+		m = claims_words_read(&words, x->caption, strlen(x->caption));
+	else if (m == CLAIM_M_NONE && c->metric == CLAIM_M_NONE &&
+	    x->caption) {
+		struct buf w2 = BUF_INIT(512);
+
+		m = claims_words_read(&w2, x->caption, strlen(x->caption));
+		buf_release(&w2);
+	}
+	claims_set_words(c, &words, m);
+}
+
+/* Identical claims (the text and where aside). */
+static int
+claims_same(const struct claim *a, const struct claim *b)
+{
+	return a->kind == b->kind && a->metric == b->metric &&
+	    a->has_before == b->has_before && a->has_after == b->has_after &&
+	    a->has_change == b->has_change &&
+	    (!a->has_before || a->before == b->before) &&
+	    (!a->has_after || a->after == b->after) &&
+	    (!a->has_change || fabs(a->change_pct - b->change_pct) < 1e-9) &&
+	    !strcmp(a->unit, b->unit) && !strcmp(a->words, b->words) &&
+	    !memcmp(&a->cond, &b->cond, sizeof(a->cond));
+}
+
+/*
+ * The claims of this message that were said before (listed once), and a
+ * headline change that is a row of the table below it ("noticed a 12.3%
+ * improvement of will-it-scale.per_process_ops" and the row
+ * "... +12.3% ... will-it-scale.per_process_ops").
+ */
+static void
+claims_dedup(struct claims_ctx *x)
+{
+	struct claims *cs = x->out;
+	size_t i, j, k = x->first;
+
+	for (i = x->first; i < cs->n; i++) {
+		struct claim *c = &cs->v[i];
+		int dup = 0;
+
+		for (j = 0; j < k && !dup; j++)
+			dup = claims_same(&cs->v[j], c);
+		if (!dup && c->kind == CLAIM_CHANGE)
+			for (j = x->first; j < cs->n && !dup; j++) {
+				const struct claim *r = &cs->v[j];
+
+				dup = j != i && r->rule &&
+				    !strcmp(r->rule, "lkp-row") &&
+				    r->has_change && !r->has_points &&
+				    fabs(fabs(r->change_pct) -
+				    fabs(c->change_pct)) < 0.05 &&
+				    r->words[0] && strstr(c->text, r->words);
+			}
+		if (dup) {
+			claims_free_one(c);
+			continue;
+		}
+		if (k != i)
+			cs->v[k] = *c;
+		k++;
+	}
+	cs->n = k;
+}
+
+/* ---- line rules ------------------------------------------------------- */
+
+/*
+ * lkp-row: a kernel test robot comparison row.  value [± N%] change value
+ * [± N%] metric; the change is in points for a '%' metric and the
+ * perf-profile rows.  A row with no change column is read and claims
+ * nothing.  Returns 1 when the line is such a row.
+ */
+static enum claim_metric
+claims_lkp_metric(const char *m, size_t l)
+{
+	if (claims_icontains(m, l, "perf-profile"))
+		return claims_icontains(m, l, "lock") ? CLAIM_M_LOCK :
+		    CLAIM_M_PROFILE;
+	if (claims_icontains(m, l, "sys%") || claims_icontains(m, l,
+	    "sys_time") || claims_icontains(m, l, "system_time"))
+		return CLAIM_M_TIME_SYS;
+	if (claims_icontains(m, l, "user%") || claims_icontains(m, l,
+	    "user_time"))
+		return CLAIM_M_TIME_USER;
+	if (claims_icontains(m, l, "elapsed"))
+		return CLAIM_M_TIME_REAL;
+	if (claims_icontains(m, l, "latency"))
+		return CLAIM_M_LATENCY;
+	if (claims_icontains(m, l, "throughput") || claims_icontains(m, l,
+	    "_ops") || claims_icontains(m, l, "per_sec") ||
+	    claims_starts_word(m, l, "will-it-scale"))
+		return CLAIM_M_RATE;
+	return CLAIM_M_OTHER;
+}
+
+static size_t
+claims_lkp_skip_stddev(const struct claims_toks *tk, size_t i)
+{
+	double d;
+	char u[8];
+
+	/* "± 2%", "±223%", or "2%" where a mail reader lost the '±' */
+	if (i < tk->n && tk->l[i] >= 2 && !strncmp(tk->t[i], "\xc2\xb1", 2)) {
+		if (tk->l[i] == 2 && i + 1 < tk->n)
+			return i + 2;
+		return i + 1;
+	}
+	if (i < tk->n && claims_tok_value(tk->t[i], tk->l[i], &d, u) &&
+	    !strcmp(u, "%"))
+		return i + 1;
+	return i;
+}
+
+static int
+claims_rule_lkp_row(struct claims_ctx *x, const char *line, size_t len)
+{
+	struct claims_toks tk;
+	double v0, v1, ch = 0;
+	char u0[8], u1[8];
+	int pct = 0, has_ch = 0, letter = 0;
+	size_t i = 0;
+	const char *m;
+	size_t ml;
+	struct claim *c;
+
+	claims_tokens(line, len, &tk);
+	if (tk.n < 3 || !claims_tok_value(tk.t[0], tk.l[0], &v0, u0) ||
+	    u0[0])
+		return 0;
+	i = claims_lkp_skip_stddev(&tk, 1);
+	if (i < tk.n && claims_tok_signed(tk.t[i], tk.l[i], &ch, &pct)) {
+		has_ch = 1;
+		i++;
+	}
+	if (i >= tk.n || !claims_tok_value(tk.t[i], tk.l[i], &v1, u1) || u1[0])
+		return 0;
+	i = claims_lkp_skip_stddev(&tk, i + 1);
+	if (i + 1 != tk.n)
+		return 0;
+	m = tk.t[i];
+	ml = tk.l[i];
+	for (size_t k = 0; k < ml; k++)
+		if (isalpha((unsigned char)m[k]))
+			letter = 1;
+	if (!letter || !(memchr(m, '.', ml) || memchr(m, '%', ml)))
+		return 0;
+	if (!has_ch)
+		return 1;
+	c = claims_new(x, CLAIM_BEFORE_AFTER, "lkp-row", line, len);
+	if (!c)
+		return 1;
+	claims_set_pair(c, v0, v1, m[ml - 1] == '%' ? "%" : "");
+	if (m[ml - 1] == '%' || claims_icontains(m, ml, "perf-profile") ||
+	    !pct) {
+		c->has_points = 1;
+		c->change_pts = ch;
+	} else {
+		c->change_pct = ch;
+		c->has_change = 1;
+	}
+	c->metric = claims_lkp_metric(m, ml);
+	claims_cond_merge(&c->cond, &x->setup);
+	claims_cond_read(&c->cond, m, ml);
+	free(c->words);
+	c->words = xstrndup(m, ml);
+	return 1;
+}
+
+/* mmtests: the label's metric ("elsp-64" real time, "syst" sys). */
+static enum claim_metric
+claims_mmtests_metric(const char *l, size_t n)
+{
+	static const struct {
+		const char *pat;
+		enum claim_metric m;
+	} map[] = {
+		{ "elsp", CLAIM_M_TIME_REAL }, { "elapsed", CLAIM_M_TIME_REAL },
+		{ "real", CLAIM_M_TIME_REAL }, { "wall", CLAIM_M_TIME_REAL },
+		{ "syst", CLAIM_M_TIME_SYS }, { "sys", CLAIM_M_TIME_SYS },
+		{ "user", CLAIM_M_TIME_USER }, { "lat", CLAIM_M_LATENCY },
+		{ "tput", CLAIM_M_RATE }, { "/sec", CLAIM_M_RATE },
+		{ "ops", CLAIM_M_RATE }, { "trans", CLAIM_M_RATE },
+		{ "throughput", CLAIM_M_RATE }, { "faults", CLAIM_M_RATE },
+		{ "mb/s", CLAIM_M_RATE }, { "ops/s", CLAIM_M_RATE },
+	};
+
+	for (size_t i = 0; i < NELEM(map); i++)
+		if (claims_icontains(l, n, map[i].pat))
+			return map[i].m;
+	return CLAIM_M_NONE;
+}
+
+/*
+ * mmtests-row: "Amean  elsp-64  221.87 (   0.00%)  216.02 *   2.64%*":
+ * Amean, Hmean, Gmean and Median rows claim one per later column; the
+ * other statistics' rows are read and claim nothing.
+ */
+static int
+claims_rule_mmtests(struct claims_ctx *x, const char *line, size_t len)
+{
+	static const char *const claim_stats[] = { "Amean", "Hmean", "Gmean",
+	    "Median", NULL };
+	static const char *const other_stats[] = { "Stddev", "CoeffVar", "Min",
+	    "Max", "Range", "BAmean-", "BHmean-", "BGmean-", "Bamean-",
+	    NULL };
+	double v[CLAIMS_SWEEP_MAX];
+	size_t nv = 0, i = 0, lab, labl, dash;
+	int claim = 0, count = CLAIM_NONE;
+	const char *const *s;
+
+	while (i < len && line[i] == ' ')
+		i++;
+	for (s = claim_stats; *s && !claims_starts_word(line + i, len - i, *s);
+	    s++)
+		;
+	if (*s)
+		claim = 1;
+	else {
+		for (s = other_stats; *s; s++)
+			if (!strncmp(line + i, *s, strlen(*s)))
+				break;
+		if (!*s)
+			return 0;
+	}
+	while (i < len && !isspace((unsigned char)line[i]))
+		i++;
+	while (i < len && isspace((unsigned char)line[i]))
+		i++;
+	lab = i;
+	while (i < len && !isspace((unsigned char)line[i]))
+		i++;
+	labl = i - lab;
+	if (!labl)
+		return 0;
+	/* the columns: value, then "( x%)" or "* x%*" */
+	while (i < len && nv < CLAIMS_SWEEP_MAX) {
+		double d, p;
+		char u[8];
+		size_t l;
+		char close;
+
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i >= len)
+			break;
+		if (!(l = claims_value(line + i, len - i, &d, u)) || u[0])
+			return 0;
+		i += l;
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i >= len || (line[i] != '(' && line[i] != '*'))
+			return 0;
+		close = line[i] == '(' ? ')' : '*';
+		i++;
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i < len && (line[i] == '-' || line[i] == '+'))
+			i++;
+		if (!(l = claims_digits(line + i, len - i, &p)))
+			return 0;
+		i += l;
+		if (i >= len || line[i] != '%')
+			return 0;
+		i++;
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i >= len || line[i] != close)
+			return 0;
+		i++;
+		if (nv == 0 && p != 0)
+			return 0;	/* the first column is the base */
+		v[nv++] = d;
+	}
+	if (nv < 2 || i < len)
+		return nv >= 2;
+	if (!claim)
+		return 1;
+	/* "elsp-64": metric and count; "64": the count alone */
+	for (dash = labl; dash > 0 && isdigit((unsigned char)line[lab +
+	    dash - 1]); dash--)
+		;
+	if (dash < labl && (dash == 0 || line[lab + dash - 1] == '-')) {
+		count = atoi(line + lab + dash);
+		if (count <= 0 || count > 1000000)
+			count = CLAIM_NONE;
+	}
+	for (size_t k = 1; k < nv; k++) {
+		struct claim *c = claims_new(x, CLAIM_BEFORE_AFTER,
+		    "mmtests-row", line, len);
+		size_t ml = dash ? dash - (line[lab + dash - 1] == '-') : 0;
+
+		if (!c)
+			return 1;
+		claims_set_pair(c, v[0], v[k], "");
+		c->cond.threads = count;
+		c->metric = claims_mmtests_metric(line + lab, ml);
+		claims_describe_line(x, c, (struct claims_span){ line + lab,
+		    ml });
+		if (!c->words[0]) {
+			free(c->words);
+			c->words = xstrndup(line + lab, labl);
+		}
+	}
+	return 1;
+}
+
+/* The sweep's count of column k (or row) into the claim's conditions. */
+static void
+claims_sweep_cond(struct claim *c, int what, int n)
+{
+	if (what == 1)
+		c->cond.processes = n;
+	else if (what == 2)
+		c->cond.cpus = n;
+	else
+		c->cond.threads = n;
+}
+
+static void
+claims_sweep_flush(struct claims_ctx *x)
+{
+	struct claims_sweep *w = &x->sweep;
+
+	if (w->mode == 2 && w->nrows >= 2)
+		for (size_t k = 0; k < w->ncol; k++) {
+			char text[160];
+			int n = snprintf(text, sizeof(text), "at %d: %g -> %g",
+			    w->col[k], w->v[0][k], w->v[1][k]);
+			struct claim *c = claims_new(x, CLAIM_BEFORE_AFTER,
+			    "sweep-row", text, (size_t)n < sizeof(text) ?
+			    (size_t)n : sizeof(text) - 1);
+
+			if (!c)
+				break;
+			claims_set_pair(c, w->v[0][k], w->v[1][k], w->unit);
+			claims_sweep_cond(c, w->what, w->col[k]);
+			claims_describe_line(x, c, claims_nospan);
+		}
+	memset(w, 0, sizeof(*w));
+}
+
+/* The count a sweep header names: "threads", "nr_threads", "nr_task"... */
+static int
+claims_sweep_what(const char *t, size_t l)
+{
+	static const struct {
+		const char *w;
+		int what;
+	} h[] = {
+		{ "threads", 0 }, { "nr_threads", 0 }, { "thread", 0 },
+		{ "nr_thread", 0 }, { "clients", 0 }, { "jobs", 0 },
+		{ "tasks", 1 }, { "nr_task", 1 }, { "nr_tasks", 1 },
+		{ "processes", 1 }, { "procs", 1 }, { "nr_procs", 1 },
+		{ "cpus", 2 }, { "nr_cpus", 2 },
+	};
+
+	if (l && t[l - 1] == ':')
+		l--;
+	for (size_t i = 0; i < NELEM(h); i++)
+		if (l == strlen(h[i].w) && !strncasecmp(t, h[i].w, l))
+			return h[i].what;
+	return -1;
+}
+
+/* A row-per-count header names its columns: "threads base patched". */
+static int
+claims_sweep_header(const struct claims_toks *tk)
+{
+	static const char *const cols[] = { "base", "baseline", "before",
+	    "vanilla", "patched", "after", "old", "new", "mainline", "change",
+	    "delta", NULL };
+	int named = 0;
+
+	if (tk->n > 8)
+		return 0;
+	for (size_t i = 1; i < tk->n; i++) {
+		char e = tk->t[i][tk->l[i] - 1];
+
+		if (e == '.' || e == ',' || tk->l[i] > 16)
+			return 0;
+		for (const char *const *c = cols; *c; c++)
+			if (tk->l[i] == strlen(*c) &&
+			    !strncasecmp(tk->t[i], *c, tk->l[i]))
+				named = 1;
+	}
+	return named;
+}
+
+/*
+ * sweep-row: a header "threads base patched change" (a row per count) or
+ * "nr_threads 1 2 4 8" (a column per count), then its rows.
+ */
+static int
+claims_rule_sweep(struct claims_ctx *x, const char *line, size_t len)
+{
+	struct claims_sweep *w = &x->sweep;
+	struct claims_toks tk;
+	double d[CLAIMS_TOK_MAX];
+	char u[CLAIMS_TOK_MAX][8];
+	size_t nnum = 0;
+	int what;
+
+	claims_tokens(line, len, &tk);
+	if (tk.n < 3)
+		goto not_row;
+	for (size_t i = 1; i < tk.n; i++)
+		if (claims_tok_value(tk.t[i], tk.l[i], &d[i], u[i]))
+			nnum++;
+	if ((what = claims_sweep_what(tk.t[0], tk.l[0])) >= 0 &&
+	    tk.n <= CLAIMS_SWEEP_MAX + 1 && (nnum || claims_sweep_header(&tk))) {
+		claims_sweep_flush(x);
+		if (nnum == tk.n - 1 && tk.n - 1 <= CLAIMS_SWEEP_MAX) {
+			w->mode = 2;
+			for (size_t i = 1; i < tk.n; i++) {
+				if (u[i][0] || d[i] != floor(d[i]) ||
+				    d[i] <= 0 || d[i] > 1e6) {
+					w->mode = 0;
+					return 0;
+				}
+				w->col[w->ncol++] = (int)d[i];
+			}
+		} else if (nnum == 0) {
+			w->mode = 1;
+		} else
+			return 0;
+		w->what = what;
+		return 1;
+	}
+	if (w->mode == 1) {
+		double n, ch = 0;
+		char un[8];
+		int pct = 0, has = 0;
+		size_t last = tk.n - 1;
+		struct claim *c;
+
+		if (!claims_tok_value(tk.t[0], tk.l[0], &n, un) || un[0] ||
+		    n != floor(n) || n <= 0 || n > 1e6)
+			goto not_row;
+		if (claims_tok_signed(tk.t[last], tk.l[last], &ch, &pct) && pct)
+			has = 1, last--;
+		if (last < 2 || !claims_tok_value(tk.t[1], tk.l[1], &d[1], u[1]) ||
+		    !claims_tok_value(tk.t[2], tk.l[2], &d[2], u[2]) ||
+		    strcmp(u[1], u[2]))
+			goto not_row;
+		c = claims_new(x, CLAIM_BEFORE_AFTER, "sweep-row", line, len);
+		if (!c)
+			return 1;
+		claims_set_pair(c, d[1], d[2], u[1]);
+		if (has) {
+			c->change_pct = ch;
+			c->has_change = 1;
+		}
+		claims_sweep_cond(c, w->what, (int)n);
+		claims_describe_line(x, c, claims_nospan);
+		return 1;
+	}
+	if (w->mode == 2) {
+		int letter = 0;
+
+		for (size_t k = 0; k < tk.l[0]; k++)
+			letter |= isalpha((unsigned char)tk.t[0][k]);
+		if (!letter || nnum != w->ncol || tk.n - 1 != w->ncol)
+			goto not_row;
+		/* a change or delta row says what the two rows say */
+		if (w->nrows < 2 && !claims_starts_word(tk.t[0], tk.l[0],
+		    "change") && !claims_starts_word(tk.t[0], tk.l[0], "delta") &&
+		    !claims_starts_word(tk.t[0], tk.l[0], "diff")) {
+			for (size_t k = 0; k < w->ncol; k++)
+				w->v[w->nrows][k] = d[k + 1];
+			snprintf(w->unit, sizeof(w->unit), "%s", u[1]);
+			w->nrows++;
+		}
+		return 1;
+	}
+not_row:
+	if (w->mode)
+		claims_sweep_flush(x);
+	return 0;
+}
+
+/* Arrows between a before and an after value. */
+static size_t
+claims_arrow_at(const char *s, size_t len)
+{
+	if (len >= 2 && (!strncmp(s, "->", 2) || !strncmp(s, "=>", 2)))
+		return 2;
+	if (len >= 3 && !strncmp(s, "\xe2\x86\x92", 3))
+		return 3;
+	return 0;
+}
+
+/*
+ * arrow-line: "  contended     1800223 -> 402117", "real 12m03s ->
+ * 9m41s", "_raw_spin_lock_irqsave 38.20% -> 7.90%": a label of a few
+ * words, a value, an arrow, a value of the same unit, little after.
+ */
+static int
+claims_rule_arrow_line(struct claims_ctx *x, const char *line, size_t len)
+{
+	size_t i, l0, l1, a, j, words = 0, lab_end;
+	double v0, v1;
+	char u0[8], u1[8];
+	int letter = 0, ident = 1;
+	enum claim_metric m = CLAIM_M_NONE;
+	struct claim *c;
+	const char *lab;
+	size_t labl;
+
+	/* the first value that an arrow follows */
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)line[i]) || (i > 0 &&
+		    (claims_is_word_char(line[i - 1]) || line[i - 1] == '.' ||
+		    line[i - 1] == '/' || line[i - 1] == ':')))
+			continue;
+		if (!(l0 = claims_value(line + i, len - i, &v0, u0)))
+			continue;
+		j = i + l0;
+		while (j < len && line[j] == ' ')
+			j++;
+		if ((a = claims_arrow_at(line + j, len - j)))
+			break;
+		i += l0 - 1;
+	}
+	if (i >= len)
+		return 0;
+	j += a;
+	while (j < len && line[j] == ' ')
+		j++;
+	if (!(l1 = claims_value(line + j, len - j, &v1, u1)) || strcmp(u0, u1))
+		return 0;
+	if (j + l1 < len && claims_is_word_char(line[j + l1]))
+		return 0;
+	if (len - (j + l1) > 16)
+		return 0;
+	/* the label: a few words with a letter, not a sentence's end */
+	lab = line;
+	lab_end = i;
+	while (lab < line + lab_end && isspace((unsigned char)*lab))
+		lab++;
+	labl = line + lab_end - lab;
+	while (labl && (lab[labl - 1] == ' ' || lab[labl - 1] == ':' ||
+	    lab[labl - 1] == '\t'))
+		labl--;
+	if (labl > 48)
+		return 0;
+	for (size_t k = 0; k < labl; k++) {
+		letter |= isalpha((unsigned char)lab[k]);
+		if (lab[k] == ' ' && k + 1 < labl && lab[k + 1] != ' ')
+			words++, ident = 0;
+		if (lab[k] == '(' || lab[k] == ',')
+			ident = 0;
+	}
+	if (!letter || words > 4)
+		return 0;
+	if (labl >= 4 && (!strncasecmp(lab + labl - 4, "from", 4) ||
+	    !strncasecmp(lab + labl - 2, "to", 2) || !strncasecmp(lab +
+	    labl - 2, "by", 2)))
+		return 0;
+	/* counts need a metric word: "line 812 -> 815" is none */
+	if (claims_starts_word(lab, labl, "real"))
+		m = CLAIM_M_TIME_REAL;
+	else if (claims_starts_word(lab, labl, "user"))
+		m = CLAIM_M_TIME_USER;
+	else if (claims_starts_word(lab, labl, "sys"))
+		m = CLAIM_M_TIME_SYS;
+	else if ((m = claims_class(lab, labl)) == CLAIM_M_NONE && ident &&
+	    !strcmp(u0, "%") && memchr(lab, '_', labl))
+		m = claims_icontains(lab, labl, "lock") ? CLAIM_M_LOCK :
+		    CLAIM_M_PROFILE;
+	if (m == CLAIM_M_NONE && !u0[0] && !(x->caption &&
+	    claims_class(x->caption, strlen(x->caption)) != CLAIM_M_NONE))
+		return 0;
+	c = claims_new(x, CLAIM_BEFORE_AFTER, "arrow-line", line, len);
+	if (!c)
+		return 1;
+	claims_set_pair(c, v0, v1, u0);
+	c->metric = m;
+	claims_describe_line(x, c, (struct claims_span){ lab, labl });
+	if (c->metric == CLAIM_M_NONE && !strcmp(c->unit, "s"))
+		c->metric = CLAIM_M_TIME_REAL;
+	return 1;
+}
 
 /*
  * table-row: tokens from the right: an optional "(+15%)", then two
@@ -421,63 +1400,30 @@ static const struct claims_span claims_nospan = { NULL, 0 };
 static int
 claims_rule_table_row(struct claims_ctx *x, const char *line, size_t len)
 {
-	const char *tok[64];
-	size_t toklen[64], ntok = 0, i = 0;
+	struct claims_toks tk;
 	double pct = 0, v[2];
-	char unit[2][8], u[8];
-	int has_pct = 0, k, letter = 0;
+	char unit[2][8];
+	int has_pct = 0, k, letter = 0, is_pct;
 	struct claim *c;
 
-	while (i < len && ntok < 64) {
-		while (i < len && isspace((unsigned char)line[i]))
-			i++;
-		if (i >= len)
-			break;
-		tok[ntok] = line + i;
-		while (i < len && !isspace((unsigned char)line[i]))
-			i++;
-		toklen[ntok] = line + i - tok[ntok];
-		ntok++;
-	}
-	if (ntok < 3)
+	claims_tokens(line, len, &tk);
+	if (tk.n < 3)
 		return 0;
-	k = (int)ntok - 1;
-	{
-		const char *t = tok[k];
-		size_t tl = toklen[k];
-		double d;
-
-		if (t[0] == '(' && tl > 3 && t[tl - 1] == ')') {
-			t++;
-			tl -= 2;
-		}
-		if ((t[0] == '+' || t[0] == '-' ||
-		    !strncmp(t, "\xe2\x88\x92", 3)) && tl > 2) {
-			int neg = t[0] != '+';
-			size_t skip = t[0] == '+' || t[0] == '-' ? 1 : 3;
-
-			if (claims_number(t + skip, &d, u) == tl - skip &&
-			    !strcmp(u, "%")) {
-				pct = neg ? -d : d;
-				has_pct = 1;
-				k--;
-			}
-		}
+	k = (int)tk.n - 1;
+	if (tk.l[k] > 2 && claims_tok_signed(tk.t[k], tk.l[k], &pct, &is_pct) &&
+	    is_pct) {
+		has_pct = 1;
+		k--;
 	}
 	if (k < 2)
 		return 0;
-	for (int j = 0; j < 2; j++) {
-		const char *t = tok[k - 1 + j];
-		size_t tl = toklen[k - 1 + j];
-
-		if (t[0] == '~')
-			t++, tl--;
-		if (claims_number(t, &v[j], unit[j]) != tl || tl == 0)
+	for (int j = 0; j < 2; j++)
+		if (!claims_tok_value(tk.t[k - 1 + j], tk.l[k - 1 + j], &v[j],
+		    unit[j]))
 			return 0;
-	}
 	for (int j = 0; j < k - 1; j++)
-		for (size_t m = 0; m < toklen[j]; m++)
-			if (isalpha((unsigned char)tok[j][m]))
+		for (size_t m = 0; m < tk.l[j]; m++)
+			if (isalpha((unsigned char)tk.t[j][m]))
 				letter = 1;
 	if (!letter || (!has_pct && !x->table_header))
 		return 0;
@@ -486,20 +1432,14 @@ claims_rule_table_row(struct claims_ctx *x, const char *line, size_t len)
 	c = claims_new(x, CLAIM_BEFORE_AFTER, "table-row", line, len);
 	if (!c)
 		return 1;
-	c->has_before = c->has_after = 1;
-	c->before = v[0];
-	c->after = v[1];
-	snprintf(c->unit, sizeof(c->unit), "%s", unit[0]);
+	claims_set_pair(c, v[0], v[1], unit[0]);
 	if (has_pct) {
 		c->change_pct = pct;
 		c->has_change = 1;
-	} else if (v[0] != 0) {
-		c->change_pct = (v[1] - v[0]) / fabs(v[0]) * 100.0;
-		c->has_change = 1;
 	}
 	/* the label's conditions are its own; the caption fills the rest */
-	claims_describe(x, c, (struct claims_span){ line,
-	    (size_t)(tok[k - 1] - line) }, claims_nospan, claims_nospan);
+	claims_describe_line(x, c, (struct claims_span){ line,
+	    (size_t)(tk.t[k - 1] - line) });
 	return 1;
 }
 
@@ -507,21 +1447,12 @@ claims_rule_table_row(struct claims_ctx *x, const char *line, size_t len)
 static double
 claims_duration(const char *t, size_t tl)
 {
-	char *end;
-	double m = 0, s;
+	double v;
+	char u[8];
 
-	if (!tl || !isdigit((unsigned char)t[0]))
+	if (!claims_tok_value(t, tl, &v, u) || strcmp(u, "s"))
 		return -1;
-	s = strtod(t, &end);
-	if (*end == 'm') {
-		m = s;
-		if (!isdigit((unsigned char)end[1]))
-			return -1;
-		s = strtod(end + 1, &end);
-	}
-	if (*end != 's' || (size_t)(end + 1 - t) != tl)
-		return -1;
-	return m * 60 + s;
+	return v;
 }
 
 static void
@@ -551,14 +1482,15 @@ claims_time_block_flush(struct claims_ctx *x)
 		if (!c)
 			break;
 		c->metric = metric[k];
-		c->has_before = c->has_after = c->has_change = 1;
-		c->before = b;
-		c->after = a;
-		c->change_pct = b > 0 ? (a - b) / b * 100.0 : 0;
-		strcpy(c->unit, "s");
-		claims_describe(x, c, (struct claims_span){ x->tb_title,
-		    x->tb_title ? strlen(x->tb_title) : 0 }, claims_nospan,
-		    claims_nospan);
+		claims_set_pair(c, b, a, "s");
+		if (!c->has_change) {
+			c->has_change = 1;
+			c->change_pct = 0;
+		}
+		if (x->tb_title)
+			claims_cond_read(&c->cond, x->tb_title,
+			    strlen(x->tb_title));
+		claims_describe_line(x, c, claims_nospan);
 		free(c->words);
 		c->words = xasprintf("%s time", names[k]);
 	}
@@ -653,7 +1585,57 @@ claims_is_perf_line(const char *line, size_t len)
 	return i == len;
 }
 
-/* ---- sentence rules: share-arrow, pct-change, level, unknown --------- */
+/*
+ * Lines that are not the author's measurements: trailers, a kernel test
+ * robot's header and parameters, dmesg, the shell commands of a
+ * reproducer.
+ */
+static int
+claims_is_skipped_line(const char *p, size_t len)
+{
+	static const char *const trailers[] = { "Signed-off-by:",
+	    "Reported-by:", "Tested-by:", "Reviewed-by:", "Acked-by:", "Cc:",
+	    "Link:", "Closes:", "Fixes:", "Suggested-by:", "Co-developed-by:",
+	    "| Reported-by:", "| Closes:", "commit:", "testcase:", "config:",
+	    "compiler:", "test machine:", "parameters:", "url:", "base:",
+	    "patch link:", NULL };
+	static const char *const cmds[] = { "$ ", "# ", "echo ", "mkdir ",
+	    "cat ", "cd ", "./", "stress-ng ", "taskset ", "numactl ",
+	    "sysctl ", NULL };
+	size_t i = 0, k;
+
+	for (const char *const *t = trailers; *t; t++)
+		if (!strncmp(p, *t, strlen(*t)) && len >= strlen(*t))
+			return 1;
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	/* dmesg: "[    0.412233] smpboot: ..." */
+	if (i < len && p[i] == '[') {
+		k = i + 1;
+		while (k < len && p[k] == ' ')
+			k++;
+		while (k < len && (isdigit((unsigned char)p[k]) || p[k] == '.'))
+			k++;
+		if (k < len && p[k] == ']' && k > i + 2)
+			return 1;
+	}
+	if (i == 0 || (p[0] == ' ' && i < 2))
+		return 0;
+	/* "\tnr_task: 100%": a parameter */
+	k = i;
+	while (k < len && (islower((unsigned char)p[k]) || p[k] == '_'))
+		k++;
+	if (k > i && k + 1 < len && p[k] == ':' && p[k + 1] == ' ' &&
+	    !memchr(p + k + 2, ' ', len - k - 2))
+		return 1;
+	for (const char *const *c = cmds; *c; c++)
+		if (len - i >= strlen(*c) && !strncmp(p + i, *c, strlen(*c)))
+			return 1;
+	return claims_icontains(p, len, "/sys/") ||
+	    claims_icontains(p, len, " --");
+}
+
+/* ---- sentence rules ---------------------------------------------------- */
 
 /* A sentence about other work ("[1]", "commit f26b3fa04611"). */
 static int
@@ -704,8 +1686,7 @@ claims_word(const char *s, size_t len, char *w, size_t wsz)
 static enum claim_dir
 claims_change_word(const char *w)
 {
-	for (size_t i = 0; i < sizeof(claim_change_words) /
-	    sizeof(claim_change_words[0]); i++) {
+	for (size_t i = 0; i < NELEM(claim_change_words); i++) {
 		size_t n = strlen(claim_change_words[i].word);
 
 		if (!strncmp(w, claim_change_words[i].word, n))
@@ -714,28 +1695,48 @@ claims_change_word(const char *w)
 	return CLAIM_DIR_NONE;
 }
 
+/* The word ending at s[end) (skipping spaces and '~'), lowercased. */
+static void
+claims_word_before(const char *s, size_t end, char *w, size_t wsz,
+    size_t *start)
+{
+	size_t j = end;
+
+	while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '~'))
+		j--;
+	*start = j;
+	while (*start > 0 && isalpha((unsigned char)s[*start - 1]))
+		(*start)--;
+	claims_word(s + *start, j - *start, w, wsz);
+}
+
 /*
  * The change word following "N%" within a few words ("25% improvement",
- * "60% deferred queue lock contention reduction"), or "by N%" after one
- * ("reduced by 20%").  "dropped to 43%" is a level, not a change.
+ * "60% deferred queue lock contention reduction"), "by N%" after one
+ * ("reduced by 20%"), or "up"/"down" right before ("up 3.2%").  "dropped
+ * to 43%" is a level, not a change.
  */
 static enum claim_dir
 claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 {
-	size_t i = n->end;
+	size_t i = n->end, st;
 	char w[32];
 	int words = 0;
 
+	claims_word_before(s, n->at, w, sizeof(w), &st);
+	if (!strcmp(w, "about") || !strcmp(w, "around") ||
+	    !strcmp(w, "roughly") || !strcmp(w, "nearly") ||
+	    !strcmp(w, "approximately"))
+		claims_word_before(s, st, w, sizeof(w), &st);
+	if (!strcmp(w, "up"))
+		return CLAIM_DIR_UP;
+	if (!strcmp(w, "down"))
+		return CLAIM_DIR_DOWN;
 	/* "... reduced by N%", "drop by N%" */
-	if (n->at >= 3 && !strncasecmp(s + n->at - 3, "by ", 3)) {
-		size_t j = n->at - 3;
+	if (!strcmp(w, "by")) {
 		enum claim_dir d;
 
-		while (j > 0 && s[j - 1] == ' ')
-			j--;
-		while (j > 0 && isalpha((unsigned char)s[j - 1]))
-			j--;
-		claims_word(s + j, len - j, w, sizeof(w));
+		claims_word_before(s, st, w, sizeof(w), &st);
 		if ((d = claims_change_word(w)) != CLAIM_DIR_NONE)
 			return d;
 	}
@@ -761,7 +1762,8 @@ claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 		}
 		if ((d = claims_change_word(w)) != CLAIM_DIR_NONE)
 			return d;
-		if (!strcmp(w, "of") || !strcmp(w, "than"))
+		if (!strcmp(w, "of") || !strcmp(w, "than") || !strcmp(w, "at") ||
+		    !strcmp(w, "with") || !strcmp(w, "and"))
 			return CLAIM_DIR_NONE;
 		i += wl;
 		words++;
@@ -769,7 +1771,46 @@ claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 	return CLAIM_DIR_NONE;
 }
 
-/* Numbers with a unit (%, us, ms, ns) in the sentence. */
+/* The first change word of s[0..len) (a sentence's head). */
+static enum claim_dir
+claims_dir_in(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char w[32];
+		size_t wl;
+		enum claim_dir d;
+
+		if (!isalpha((unsigned char)s[i]) || (i > 0 &&
+		    isalpha((unsigned char)s[i - 1])))
+			continue;
+		wl = claims_word(s + i, len - i, w, sizeof(w));
+		if ((d = claims_change_word(w)) != CLAIM_DIR_NONE)
+			return d;
+		i += wl ? wl - 1 : 0;
+	}
+	return CLAIM_DIR_NONE;
+}
+
+/* Is s[i..) a count word ("threads", "CPUs") after ' ' or '-'? */
+static int
+claims_is_count_word(const char *s, size_t len, size_t i)
+{
+	if (i < len && (s[i] == ' ' || s[i] == '-'))
+		i++;
+	for (const char *const *w = claims_count_words; *w; w++) {
+		size_t wl = strlen(*w);
+
+		if (i + wl <= len && !strncasecmp(s + i, *w, wl))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The values of a sentence: numbers with a unit, and bare numbers that
+ * are no count ("80 threads"), version ("6.12-rc3", "6.12.0") or line
+ * number ("line 812").
+ */
 static size_t
 claims_numbers(const char *s, size_t len, struct claims_num *v, size_t max)
 {
@@ -777,113 +1818,276 @@ claims_numbers(const char *s, size_t len, struct claims_num *v, size_t max)
 
 	for (size_t i = 0; i < len && n < max; i++) {
 		struct claims_num *num = &v[n];
-		size_t l;
+		size_t l, e;
+		char w[16];
+		size_t st;
 
 		if (!isdigit((unsigned char)s[i]) ||
 		    (i > 0 && (claims_is_word_char(s[i - 1]) ||
-		    s[i - 1] == '.' || s[i - 1] == '/')))
+		    s[i - 1] == '.' || s[i - 1] == '/' || s[i - 1] == ':' ||
+		    s[i - 1] == '#')))
 			continue;
 		memset(num, 0, sizeof(*num));
-		l = claims_number(s + i, &num->v, num->unit);
-		if (!l) {
+		if (!(l = claims_value(s + i, len - i, &num->v, num->unit)))
 			continue;
+		e = i + l;
+		if (!num->unit[0]) {
+			claims_word_before(s, i, w, sizeof(w), &st);
+			if (claims_is_count_word(s, len, e) ||
+			    (e + 2 < len && s[e] == '-' && s[e + 1] == 'r' &&
+			    s[e + 2] == 'c') || (e + 1 < len && s[e] == '.' &&
+			    isdigit((unsigned char)s[e + 1])) ||
+			    (e < len && (claims_is_word_char(s[e]) ||
+			    s[e] == '/' || s[e] == ':')) ||
+			    !strcmp(w, "line") || !strcmp(w, "lines") ||
+			    !strcmp(w, "patch") || !strcmp(w, "order")) {
+				i = e - 1;
+				continue;
+			}
 		}
-		if (num->unit[0]) {
-			num->at = i;
-			num->end = i + l;
-			if (i > 0 && s[i - 1] == '+')
-				num->sign = 1;
-			else if (i > 0 && s[i - 1] == '-' &&
-			    (i < 2 || !claims_is_word_char(s[i - 2])))
-				num->sign = -1;
-			n++;
-		}
-		i += l - 1;
+		num->at = i;
+		num->end = e;
+		if (i > 0 && s[i - 1] == '+')
+			num->sign = 1;
+		else if (i > 0 && (s[i - 1] == '-' || (i >= 3 &&
+		    !strncmp(s + i - 3, "\xe2\x88\x92", 3))) &&
+		    (i < 2 || !claims_is_word_char(s[i - 2])))
+			num->sign = -1;
+		n++;
+		i = e - 1;
 	}
 	return n;
 }
 
-static void claims_sentence_claims(struct claims_ctx *, const char *, size_t,
-    struct claims_num *, size_t);
+/* Clause boundaries within a sentence. */
+static const char *const claims_clause_cuts[] = { ", ", "; ", ": ",
+	" and ", " but ", " while ", " whereas ", NULL };
 
+/* The clause around [at, end) within [lo, hi) of s. */
 static void
-claims_sentence(struct claims_ctx *x, const char *s, size_t len)
+claims_clause(const char *s, size_t lo, size_t hi, size_t at, size_t end,
+    size_t *cs, size_t *ce)
 {
-	struct claims_num num[16];
-	struct buf words = BUF_INIT(512);
-	size_t n;
+	*cs = lo;
+	*ce = hi;
+	for (size_t j = at; j > lo; j--) {
+		const char *const *c;
 
-	if (len == 0 || claims_cites_other_work(s, len))
-		return;
-	n = claims_numbers(s, len, num, 16);
-	x->prefix.s = s;
-	x->prefix.len = n ? num[0].at : len;
-	if (n)
-		claims_sentence_claims(x, s, len, num, n);
-	/* a sentence with metric words captions the table that follows */
-	if (claims_words_read(&words, s, len) != CLAIM_M_NONE || words.len) {
-		free(x->caption);
-		x->caption = xstrndup(s, len);
+		for (c = claims_clause_cuts; *c; c++) {
+			size_t cl = strlen(*c);
+
+			if (j >= lo + cl && !strncmp(s + j - cl, *c, cl))
+				break;
+		}
+		if (*c) {
+			*cs = j;
+			break;
+		}
 	}
-	/* the prefix points into the paragraph's buffer, which the next
-	   line may move: it speaks for this sentence's claims only */
-	x->prefix.s = NULL;
-	x->prefix.len = 0;
-	buf_release(&words);
+	for (size_t j = end; j < hi; j++) {
+		const char *const *c;
+
+		for (c = claims_clause_cuts; *c; c++)
+			if (j + strlen(*c) <= hi && !strncmp(s + j, *c,
+			    strlen(*c)))
+				break;
+		if (*c) {
+			*ce = j;
+			break;
+		}
+	}
 }
 
-/* share-arrow: "64% -> 20%", "from 64% to 20%", "64% to 20%": one
-   before/after claim per pair of numbers of one unit with an arrow
-   between them (both marked used).  -1 when no claim could be added. */
-static int
-claims_share_arrows(struct claims_ctx *x, const char *s, size_t len,
-    struct claims_num *num, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i++) {
-		const char *gap = s + num[i].end;
-		size_t gl = num[i + 1].at - num[i].end;
-		struct claim *c;
+/* Where a sentence claim's words are: its numbers, its neighbours'. */
+struct claims_at {
+	const char	*s;
+	size_t		 len;
+	size_t		 lo, hi;	/* previous claim's end, next's start */
+	size_t		 at, end;	/* the claim's own numbers */
+	size_t		 cs, ce;	/* its clause */
+};
 
-		if (strcmp(num[i].unit, num[i + 1].unit) || gl > 8)
+static void
+claims_at_init(struct claims_at *a, const char *s, size_t len,
+    const struct claims_num *num, size_t n, size_t i, size_t j)
+{
+	a->s = s;
+	a->len = len;
+	a->lo = i ? num[i - 1].end : 0;
+	a->hi = j + 1 < n ? num[j + 1].at : len;
+	a->at = num[i].at;
+	a->end = num[j].end;
+	claims_clause(s, a->lo, a->hi, a->at, a->end, &a->cs, &a->ce);
+}
+
+/* The metric class of a sentence claim's words: clause, back, head. */
+static enum claim_metric
+claims_at_class(struct claims_ctx *x, const struct claims_at *a)
+{
+	enum claim_metric m = claims_class(a->s + a->cs, a->ce - a->cs);
+
+	if (m == CLAIM_M_NONE && a->at > a->lo)
+		m = claims_class(a->s + a->lo, a->at - a->lo);
+	if (m == CLAIM_M_NONE && x->prefix.s)
+		m = claims_class(x->prefix.s, x->prefix.len);
+	return m;
+}
+
+/*
+ * A sentence claim's conditions and metric words, nearest text first
+ * (see the top of this file).
+ */
+static void
+claims_describe_prose(struct claims_ctx *x, struct claim *c,
+    const struct claims_at *a)
+{
+	const struct claims_span word[] = {
+		{ a->s + a->cs, a->ce - a->cs },
+		{ a->s + a->lo, a->at - a->lo },
+		x->prefix,
+	};
+	struct buf words = BUF_INIT(512);
+	enum claim_metric m = CLAIM_M_NONE;
+
+	claims_cond_near(&c->cond, a->s + a->cs, a->ce - a->cs, a->at - a->cs,
+	    a->end - a->cs);
+	claims_cond_near(&c->cond, a->s + a->lo, a->hi - a->lo, a->at - a->lo,
+	    a->end - a->lo);
+	if (x->prefix.s)
+		claims_cond_read(&c->cond, x->prefix.s, x->prefix.len);
+	claims_cond_merge(&c->cond, &x->carry);
+	/* the topic (mode, workload, lock) of the text above, not its
+	   counts: those belong to its own claims */
+	if (x->caption) {
+		struct claim_cond cap;
+
+		claims_cond_init(&cap);
+		claims_cond_read(&cap, x->caption, strlen(x->caption));
+		cap.threads = cap.processes = cap.cpus = cap.memcgs =
+		    cap.folio_kb = CLAIM_NONE;
+		claims_cond_merge(&c->cond, &cap);
+	}
+	for (size_t i = 0; i < NELEM(word) && (!words.len ||
+	    m == CLAIM_M_NONE); i++) {
+		enum claim_metric mi;
+
+		if (!word[i].s || !word[i].len)
 			continue;
-		if (!(claims_icontains(gap, gl, "->") ||
-		    claims_icontains(gap, gl, "\xe2\x86\x92") ||
-		    claims_icontains(gap, gl, " to ")))
-			continue;
-		c = claims_new(x, CLAIM_BEFORE_AFTER, "share-arrow", s, len);
-		if (!c)
-			return -1;
-		c->has_before = c->has_after = c->has_change = 1;
-		c->before = num[i].v;
-		c->after = num[i + 1].v;
-		c->change_pct = c->before ? (c->after - c->before) /
-		    c->before * 100.0 : 0;
-		snprintf(c->unit, sizeof(c->unit), "%s", num[i].unit);
-		claims_describe(x, c, (struct claims_span){ s + num[i].at,
-		    (i + 2 < n ? num[i + 2].at : len) - num[i].at },
-		    (struct claims_span){ s + (i ? num[i - 1].end : 0),
-		    num[i].at - (i ? num[i - 1].end : 0) },
-		    (struct claims_span){ s, len });
-		num[i].used = num[i + 1].used = 1;
+		mi = claims_words_read(&words, word[i].s, word[i].len);
+		if (m == CLAIM_M_NONE)
+			m = mi;
+	}
+	/* a sentence naming no metric speaks of the table above it */
+	if (!words.len && x->caption && !claims_has_words(a->s, a->len))
+		m = claims_words_read(&words, x->caption, strlen(x->caption));
+	claims_set_words(c, &words, m);
+}
+
+/* Two values with an arrow or "from ... to" between them. */
+static int
+claims_is_pair(const char *s, const struct claims_num *a,
+    const struct claims_num *b)
+{
+	size_t g0 = a->end, g1 = b->at;
+
+	if (strcmp(a->unit, b->unit) || g1 - g0 > 10)
+		return 0;
+	while (g0 < g1 && s[g0] == ' ')
+		g0++;
+	while (g1 > g0 && (s[g1 - 1] == ' ' || s[g1 - 1] == '~'))
+		g1--;
+	if (g1 - g0 >= 2 && claims_arrow_at(s + g0, g1 - g0) == g1 - g0)
+		return 1;
+	if (g1 - g0 == 2 && !strncmp(s + g0, "to", 2)) {
+		size_t st;
+		char w[16];
+
+		if (a->unit[0])
+			return 1;
+		claims_word_before(s, a->at, w, sizeof(w), &st);
+		return !strcmp(w, "from");
 	}
 	return 0;
 }
 
-/* The claim number i unused by a pair makes on its own: a percentage
-   change when it has a sign or a direction word, else a level of the
-   metric its words name (or an unknown for a bare "3%").  0, 1 when it
-   makes none, -1 when no claim could be added. */
+/* from-to: one before/after claim; 0, 1 when it makes none, -1 full. */
+static int
+claims_from_to(struct claims_ctx *x, const char *s, size_t len,
+    struct claims_num *num, size_t n, size_t i)
+{
+	struct claims_at a;
+	struct claim *c;
+	enum claim_metric m;
+
+	claims_at_init(&a, s, len, num, n, i, i + 1);
+	m = claims_at_class(x, &a);
+	/* counts need a metric word of their own */
+	if (!num[i].unit[0] && m == CLAIM_M_NONE)
+		return 1;
+	c = claims_new(x, CLAIM_BEFORE_AFTER, "from-to", s, len);
+	if (!c)
+		return -1;
+	claims_set_pair(c, num[i].v, num[i + 1].v, num[i].unit);
+	if (!c->has_change) {
+		c->has_change = 1;
+		c->change_pct = 0;
+	}
+	claims_describe_prose(x, c, &a);
+	if (c->metric == CLAIM_M_NONE && !strcmp(c->unit, "s"))
+		c->metric = CLAIM_M_TIME_REAL;
+	return 0;
+}
+
+static int
+claims_clause_has(const char *s, size_t len, const char *const *words)
+{
+	for (const char *const *w = words; *w; w++)
+		if (claims_icontains(s, len, *w))
+			return 1;
+	return 0;
+}
+
+/*
+ * The claim number i makes on its own: a percentage change when it has a
+ * sign or a direction word, a level of the metric its words name, an
+ * unknown for a bare "3%" -- or none for a setting, a share of something
+ * no metric names, or a second level of the sentence.  0, 1 when it makes
+ * none, -1 when no claim could be added.
+ */
 static int
 claims_single(struct claims_ctx *x, const char *s, size_t len,
-    const struct claims_num *num, size_t n, size_t i)
+    const struct claims_num *num, size_t n, size_t i, int *levels)
 {
-	size_t own_at = i ? num[i - 1].end : 0;
-	size_t own_end = i + 1 < n ? num[i + 1].at : len;
-	enum claim_dir d;
+	static const char *const verbs[] = { "took", "takes", "take ",
+	    "spent", "spends", "costs", "average", NULL };
+	struct claims_at a;
+	enum claim_dir d = CLAIM_DIR_NONE;
+	enum claim_metric m;
 	struct claim *c;
 	int pct = !strcmp(num[i].unit, "%");
+	size_t k;
 
-	d = pct ? claims_dir_near(s, len, &num[i]) : CLAIM_DIR_NONE;
+	if (!num[i].unit[0])
+		return 1;
+	claims_at_init(&a, s, len, num, n, i, i);
+	m = claims_at_class(x, &a);
+	if (pct) {
+		d = claims_dir_near(s, len, &num[i]);
+		/* "The gain grows ...: 3% at 4 threads, 8% at 8 threads" */
+		if (d == CLAIM_DIR_NONE && !num[i].sign && x->prefix.s) {
+			char w[16];
+			size_t st;
+
+			claims_word_before(s, num[i].at, w, sizeof(w), &st);
+			k = num[i].end;
+			while (k < len && s[k] == ' ')
+				k++;
+			if (strcmp(w, "to") && strcmp(w, "at") &&
+			    (claims_starts_word(s + k, len - k, "at") ||
+			    claims_starts_word(s + k, len - k, "with")))
+				d = claims_dir_in(x->prefix.s, x->prefix.len);
+		}
+	}
 	if (pct && (num[i].sign || d != CLAIM_DIR_NONE)) {
 		c = claims_new(x, CLAIM_CHANGE, "pct-change", s, len);
 		if (!c)
@@ -893,34 +2097,37 @@ claims_single(struct claims_ctx *x, const char *s, size_t len,
 		c->change_pct = num[i].sign ? num[i].sign * num[i].v :
 		    d == CLAIM_DIR_DOWN ? -num[i].v : num[i].v;
 		strcpy(c->unit, "%");
-	} else {
-		struct buf w = BUF_INIT(512);
-		enum claim_metric m;
-
-		m = claims_words_read(&w, s + own_at, own_end - own_at);
-		if (m == CLAIM_M_NONE)
-			m = claims_words_read(&w, s, len);
-		buf_release(&w);
-		/* a level needs a metric: a bare "3%" is not one */
-		if (m == CLAIM_M_NONE && pct && !claims_icontains(s,
-		    len, "cycles") && !claims_icontains(s, len, "time"))
-			c = claims_new(x, CLAIM_UNKNOWN, "none", s, len);
-		else if (!pct && m == CLAIM_M_NONE &&
-		    strcmp(num[i].unit, "us") &&
-		    strcmp(num[i].unit, "ms") &&
-		    strcmp(num[i].unit, "ns"))
-			return 1;
-		else
-			c = claims_new(x, CLAIM_LEVEL, "level", s, len);
-		if (!c)
-			return -1;
-		c->has_before = 1;
-		c->before = num[i].v;
-		snprintf(c->unit, sizeof(c->unit), "%s", num[i].unit);
+		claims_describe_prose(x, c, &a);
+		return 0;
 	}
-	claims_describe(x, c, (struct claims_span){ s + num[i].at,
-	    own_end - num[i].at }, (struct claims_span){ s + own_at,
-	    num[i].at - own_at }, (struct claims_span){ s, len });
+	if (pct) {
+		k = num[i].end;
+		while (k < len && s[k] == ' ')
+			k++;
+		/* a setting: "memory.high at 80% of memory.max" */
+		if (claims_clause_has(s + a.cs, a.ce - a.cs, claims_config_words))
+			return 1;
+		/* a share of what no metric names: "25% of the time ...
+		   goes to", "100% of callers" */
+		if (m == CLAIM_M_NONE && claims_starts_word(s + k, len - k, "of"))
+			return 1;
+	} else if (m == CLAIM_M_NONE && !((!strcmp(num[i].unit, "s") ||
+	    !strcmp(num[i].unit, "ms") || !strcmp(num[i].unit, "us") ||
+	    !strcmp(num[i].unit, "ns")) &&
+	    claims_clause_has(s + a.cs, a.ce - a.cs, verbs)))
+		return 1;	/* "sleeps in 20 ms steps": nothing measured */
+	if (pct && m == CLAIM_M_NONE)
+		c = claims_new(x, CLAIM_UNKNOWN, "none", s, len);
+	else if ((*levels)++)
+		return 1;	/* a context sentence is listed once */
+	else
+		c = claims_new(x, CLAIM_LEVEL, "level", s, len);
+	if (!c)
+		return -1;
+	c->has_before = 1;
+	c->before = num[i].v;
+	snprintf(c->unit, sizeof(c->unit), "%s", num[i].unit);
+	claims_describe_prose(x, c, &a);
 	return 0;
 }
 
@@ -951,10 +2158,7 @@ claims_level_pair(struct claims_ctx *x, size_t first)
 		t = xasprintf("%s ... %s", b->text, after->text);
 		free(b->text);
 		b->text = t;
-		free(after->text);
-		free(after->where);
-		free(after->words);
-		x->out->n--;
+		claims_drop_last(x);
 		break;
 	}
 }
@@ -964,21 +2168,88 @@ claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
     struct claims_num *num, size_t n)
 {
 	size_t i, first = x->out->n, head = len > 24 ? 24 : len;
-	int pair_start;
+	int pair_start, levels = 0, r;
 
 	pair_start = claims_icontains(s, head, "with this patch") ||
 	    claims_icontains(s, head, "with the patch") ||
 	    claims_icontains(s, head, "with the change") ||
 	    claims_icontains(s, head, "after this patch") ||
 	    claims_icontains(s, head, "with the series");
-	if (claims_share_arrows(x, s, len, num, n) != 0)
-		return;
-	for (i = 0; i < n; i++)
-		if (!num[i].used && claims_single(x, s, len, num, n, i) < 0)
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && claims_is_pair(s, &num[i], &num[i + 1])) {
+			if (claims_from_to(x, s, len, num, n, i) < 0)
+				return;
+			i++;
+			continue;
+		}
+		r = claims_single(x, s, len, num, n, i, &levels);
+		if (r < 0)
 			return;
+	}
 	if (pair_start && x->out->n == first + 1 &&
 	    x->out->v[first].kind == CLAIM_LEVEL)
 		claims_level_pair(x, first);
+}
+
+/*
+ * After a sentence: a sentence that claimed nothing and names counts is
+ * the set-up of what follows, and fills in the claims of the sentence
+ * before it that speak of its workload.
+ */
+static void
+claims_sentence_after(struct claims_ctx *x, const char *s, size_t len,
+    size_t first)
+{
+	struct claim_cond sc;
+
+	claims_cond_init(&sc);
+	claims_cond_read(&sc, s, len);
+	if (x->out->n == first && claims_cond_has_counts(&sc)) {
+		struct claim_cond counts = sc;
+
+		x->setup = sc;
+		memset(counts.mode, 0, sizeof(counts.mode));
+		memset(counts.workload, 0, sizeof(counts.workload));
+		memset(counts.lock, 0, sizeof(counts.lock));
+		for (size_t j = x->prev_first; j < x->prev_end &&
+		    j < x->out->n; j++)
+			if (sc.workload[0] && !strcmp(x->out->v[j].cond.workload,
+			    sc.workload))
+				claims_cond_merge(&x->out->v[j].cond, &counts);
+	}
+	if (x->out->n > first) {
+		x->prev_first = first;
+		x->prev_end = x->out->n;
+	}
+	claims_cond_init(&x->carry);
+	if (x->prefix.s)
+		claims_cond_read(&x->carry, x->prefix.s, x->prefix.len);
+}
+
+static void
+claims_sentence(struct claims_ctx *x, const char *s, size_t len)
+{
+	struct claims_num num[24];
+	size_t n, first = x->out->n;
+
+	if (len == 0 || claims_cites_other_work(s, len))
+		return;
+	n = claims_numbers(s, len, num, NELEM(num));
+	x->prefix.s = s;
+	x->prefix.len = n ? num[0].at : len;
+	if (n)
+		claims_sentence_claims(x, s, len, num, n);
+	claims_sentence_after(x, s, len, first);
+	/* a sentence ending in ':' or naming a metric captions the table
+	   that follows */
+	if (s[len - 1] == ':' || claims_has_words(s, len)) {
+		free(x->caption);
+		x->caption = xstrndup(s, len);
+	}
+	/* the prefix points into the paragraph's buffer, which the next
+	   line may move: it speaks for this sentence's claims only */
+	x->prefix.s = NULL;
+	x->prefix.len = 0;
 }
 
 /* Cuts a paragraph into sentences: ". " / ": " before a capital, or "!". */
@@ -1012,9 +2283,21 @@ claims_paragraph(struct claims_ctx *x, struct buf *para)
 	}
 	buf_reset(para);
 	x->table_header = 0;
+	claims_cond_init(&x->carry);
+	x->prev_first = x->prev_end = 0;
 }
 
 /* ---- the body ---------------------------------------------------------- */
+
+/* A data line: 1 when a line rule read it. */
+static int
+claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
+{
+	return claims_rule_sweep(x, p, len) ||
+	    claims_rule_lkp_row(x, p, len) ||
+	    claims_rule_mmtests(x, p, len) ||
+	    claims_rule_arrow_line(x, p, len);
+}
 
 void
 claims_extract(struct claims *out, const char *body, const char *where)
@@ -1028,6 +2311,8 @@ claims_extract(struct claims *out, const char *body, const char *where)
 	x.out = out;
 	x.where = where ? where : "";
 	x.first = out->n;
+	claims_cond_init(&x.setup);
+	claims_cond_init(&x.carry);
 	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
 		size_t len;
 
@@ -1041,8 +2326,11 @@ claims_extract(struct claims *out, const char *body, const char *where)
 			break;
 		if (len && p[0] == '>')
 			continue;
-		if (len == 0 || claims_is_perf_line(p, len)) {
+		if (len == 0 || claims_is_perf_line(p, len) ||
+		    claims_is_skipped_line(p, len)) {
 			claims_paragraph(&x, &para);
+			if (x.sweep.mode)
+				claims_sweep_flush(&x);
 			if (!nl)
 				break;
 			continue;
@@ -1057,6 +2345,13 @@ claims_extract(struct claims *out, const char *body, const char *where)
 			claims_time_block_flush(&x);
 			free(x.tb_title);
 			x.tb_title = xstrndup(p, len - 1);
+		}
+		/* a caption right above its table is read first */
+		if (para.len && para.data[para.len - 1] == ':')
+			claims_paragraph(&x, &para);
+		if (claims_line_rules(&x, p, len)) {
+			claims_paragraph(&x, &para);
+			continue;
 		}
 		if (claims_icontains(p, len, "before") &&
 		    claims_icontains(p, len, "after") && len < 80) {
@@ -1084,6 +2379,8 @@ claims_extract(struct claims *out, const char *body, const char *where)
 	claims_paragraph(&x, &para);
 	if (x.tb_phase == 2)
 		claims_time_block_flush(&x);
+	claims_sweep_flush(&x);
+	claims_dedup(&x);
 	buf_release(&para);
 	free(x.caption);
 	free(x.tb_title);
@@ -1106,11 +2403,8 @@ claims_extract_series(struct claims *out, const struct series *s)
 void
 claims_release(struct claims *cs)
 {
-	for (size_t i = 0; i < cs->n; i++) {
-		free(cs->v[i].text);
-		free(cs->v[i].where);
-		free(cs->v[i].words);
-	}
+	for (size_t i = 0; i < cs->n; i++)
+		claims_free_one(&cs->v[i]);
 	free(cs->v);
 	cs->v = NULL;
 	cs->n = cs->cap = 0;
@@ -1124,16 +2418,17 @@ claim_kind_name(enum claim_kind k)
 	static const char *const n[] = { "change", "before-after", "level",
 	    "not understood" };
 
-	return (unsigned)k < 4 ? n[k] : "?";
+	return (unsigned)k < NELEM(n) ? n[k] : "?";
 }
 
 const char *
 claim_metric_name(enum claim_metric m)
 {
 	static const char *const n[] = { "", "rate", "real time", "sys time",
-	    "user time", "latency", "lock contention" };
+	    "user time", "latency", "lock contention", "profile share",
+	    "other" };
 
-	return (unsigned)m < 7 ? n[m] : "?";
+	return (unsigned)m < NELEM(n) ? n[m] : "?";
 }
 
 const char *
@@ -1141,7 +2436,7 @@ claim_dir_name(enum claim_dir d)
 {
 	static const char *const n[] = { "", "up", "down", "better", "worse" };
 
-	return (unsigned)d < 5 ? n[d] : "?";
+	return (unsigned)d < NELEM(n) ? n[d] : "?";
 }
 
 const char *
@@ -1151,13 +2446,13 @@ claim_verdict_name(enum claim_verdict v)
 	    "not reproduced", "opposite", "undecided", "not measured here",
 	    "not understood", "context" };
 
-	return (unsigned)v < 8 ? n[v] : "?";
+	return (unsigned)v < NELEM(n) ? n[v] : "?";
 }
 
 static json_t *
 claims_num_json(int has, double v)
 {
-	return has ? json_real(v) : json_null();
+	return has && isfinite(v) ? json_real(v) : json_null();
 }
 
 static json_t *
@@ -1189,7 +2484,7 @@ claim_to_json(const struct claim *c)
 	    "workload", c->cond.workload[0] ? c->cond.workload : NULL,
 	    "lock", c->cond.lock[0] ? c->cond.lock : NULL);
 	return json_pack(
-	    "{s:s,s:s,s:s,s:s,s:s,s:s?,s:o,s:o,s:o,s:s?,s:s,s:o}",
+	    "{s:s,s:s,s:s,s:s,s:s,s:s?,s:o,s:o,s:o,s:o,s:s?,s:s,s:o}",
 	    "text", c->text, "where", c->where, "rule", c->rule,
 	    "kind", claim_kind_name(c->kind),
 	    "metric_words", c->words,
@@ -1197,11 +2492,28 @@ claim_to_json(const struct claim *c)
 	    "before", claims_num_json(c->has_before, c->before),
 	    "after", claims_num_json(c->has_after, c->after),
 	    "change_pct", claims_num_json(c->has_change, c->change_pct),
+	    "change_points", claims_num_json(c->has_points, c->change_pts),
 	    "direction", c->dir ? claim_dir_name(c->dir) : NULL,
 	    "unit", c->unit, "conditions", cond);
 }
 
 /* ---- checking a claim against the rows ------------------------------- */
+
+/* The lock row metric a lock claim's words speak of ("contended" is the
+   count, "total wait" the time), NULL: the share. */
+static const char *
+claims_lock_metric(const struct claim *c)
+{
+	if (strstr(c->words, "contended"))
+		return "wait_count";
+	if (strstr(c->words, "total wait"))
+		return "wait_total";
+	if (strstr(c->words, "max wait"))
+		return "wait_max";
+	if (strstr(c->words, "avg wait"))
+		return "wait_avg";
+	return NULL;
+}
 
 /* The row metric a claim's metric class speaks about. */
 static int
@@ -1222,9 +2534,18 @@ claims_row_metric_fits(const struct claim *c, const struct claim_row *r)
 	case CLAIM_M_LATENCY:
 		return strstr(m, "lat") || strstr(m, "_us") || strstr(m, "p50")
 		    || strstr(m, "p99");
-	case CLAIM_M_LOCK:
-		return strstr(r->workload, "lock") && (strstr(m, "share") ||
-		    strstr(m, "wait"));
+	case CLAIM_M_LOCK: {
+		const char *want = claims_lock_metric(c);
+
+		if (!strstr(r->workload, "lock"))
+			return 0;
+		if (want)
+			return !strcmp(m, want);
+		return strstr(m, "share") || strstr(m, "wait");
+	}
+	case CLAIM_M_PROFILE:
+	case CLAIM_M_OTHER:
+		return 0;
 	default:
 		/* "25% improvement for SWAP": the workload's main metric */
 		return strstr(m, "wall") || strstr(m, "per_sec") ||
@@ -1271,24 +2592,31 @@ claims_row_matches(const struct claim *c, const struct claim_row *r)
 }
 
 /*
- * Picks among matching rows the one with the nearest share of the machine
- * (the claim's threads or processes over its CPUs, or over the largest
- * count the claim's machine had, against the row's ntasks over the
- * largest ntasks among the candidates).
+ * Picks among matching rows the one whose task count is nearest the
+ * claim's: as a share of the machine when the letter names its CPUs (the
+ * claim's threads or processes over them, against the row's ntasks over
+ * the largest ntasks among the candidates), else as a count (nearest on
+ * a log scale).  A claim that names no count speaks of the whole machine
+ * (the largest row).  why says which was chosen and why.
  */
 static int
 claims_pick_row(const struct claim *c, const struct claim_row *rows,
-    size_t n)
+    size_t n, char *why, size_t whysz)
 {
-	int best = -1, maxt = 0;
+	int best = -1, maxt = 0, bt = -1;
 	int want = c->cond.threads != CLAIM_NONE ? c->cond.threads :
 	    c->cond.processes;
+	const char *what = c->cond.threads != CLAIM_NONE ? "threads" :
+	    "processes";
 	double want_frac = -1, bestd = 1e9;
+	int ncand = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (claims_row_matches(c, &rows[i]) &&
-		    claims_row_tasks(rows[i].params) > maxt)
-			maxt = claims_row_tasks(rows[i].params);
+		if (claims_row_matches(c, &rows[i])) {
+			ncand++;
+			if (claims_row_tasks(rows[i].params) > maxt)
+				maxt = claims_row_tasks(rows[i].params);
+		}
 	if (want != CLAIM_NONE && c->cond.cpus != CLAIM_NONE &&
 	    c->cond.cpus > 0)
 		want_frac = (double)want / c->cond.cpus;
@@ -1300,16 +2628,34 @@ claims_pick_row(const struct claim *c, const struct claim_row *rows,
 			continue;
 		t = claims_row_tasks(rows[i].params);
 		if (best < 0)
-			best = (int)i;
+			best = (int)i, bt = t;
 		if (t <= 0 || maxt <= 0)
 			continue;
-		/* no machine size given: the claim's count is "all" */
-		d = fabs((double)t / maxt - (want_frac >= 0 ? want_frac : 1.0));
-		if (d < bestd) {
+		if (want_frac >= 0)
+			d = fabs((double)t / maxt - want_frac);
+		else if (want != CLAIM_NONE && want > 0)
+			d = fabs(log((double)t / want));
+		else
+			d = fabs((double)t / maxt - 1.0);
+		if (d < bestd - 1e-12) {
 			bestd = d;
 			best = (int)i;
+			bt = t;
 		}
 	}
+	if (best < 0 || ncand < 2 || bt <= 0)
+		return best;
+	if (want_frac >= 0)
+		snprintf(why, whysz, "%d %s of the author's %d CPUs: the row "
+		    "with the nearest share of this machine, ntasks=%d of %d",
+		    want, what, c->cond.cpus, bt, maxt);
+	else if (want != CLAIM_NONE)
+		snprintf(why, whysz, "%d %s, on a machine the letter does not "
+		    "size: the row with the nearest task count, ntasks=%d",
+		    want, what, bt);
+	else
+		snprintf(why, whysz, "no task count in the claim: the row with "
+		    "the whole machine, ntasks=%d", bt);
 	return best;
 }
 
@@ -1332,7 +2678,21 @@ claims_check(const struct claim *c, const struct claim_row *rows, size_t n,
 		    "a level on the author's machine, not a change");
 		return;
 	}
-	out->row = claims_pick_row(c, rows, n);
+	if (c->metric == CLAIM_M_PROFILE || c->metric == CLAIM_M_OTHER) {
+		out->verdict = CLAIM_NOT_MEASURED;
+		snprintf(out->why, sizeof(out->why), "no suite here measures "
+		    "%s%.*s", c->metric == CLAIM_M_PROFILE ?
+		    "a perf profile's share of " : "", 100, c->words[0] ?
+		    c->words : "this metric");
+		return;
+	}
+	if (!c->has_change) {
+		out->verdict = CLAIM_NOT_MEASURED;
+		snprintf(out->why, sizeof(out->why), "the claim gives no "
+		    "change to check (its before value is 0)");
+		return;
+	}
+	out->row = claims_pick_row(c, rows, n, out->why, sizeof(out->why));
 	if (out->row < 0) {
 		out->verdict = CLAIM_NOT_MEASURED;
 		snprintf(out->why, sizeof(out->why),

@@ -4,11 +4,13 @@
  *
  * A kernel developer backs a series with numbers ("shmem, 80 threads
  * 7.94M 10.33M (+30%)", "~25% improvement for multi-cgroup SWAP", "the lru
- * lock contention dropped to 43%").  claims_extract() finds them with the
- * rules in one table (claims.c: claim_rules[]), each rule documented and
- * tested on the seed threads' real text; what looks like a claim but
- * matches no rule is kept as text with understood = 0 (nothing is
- * invented).  claims_check() maps a claim to the comparison row it speaks
+ * lock contention dropped to 43%", mmtests and kernel test robot tables,
+ * time(1) and perf before -> after).  claims_extract() finds them with
+ * the rules listed at the top of claims.c, one claim per number (or pair
+ * of numbers), each with the metric words and conditions nearest to it;
+ * what looks like a claim but matches no rule is kept as text with kind
+ * CLAIM_UNKNOWN (nothing is invented).  Configuration values, versions,
+ * machine sizes and counts are never claims.  claims_check() maps a claim to the comparison row it speaks
  * about and says whether the measurement agrees; claims_boots_needed()
  * says how many boots per side it would take to tell.
  *
@@ -47,6 +49,8 @@ enum claim_metric {
 	CLAIM_M_TIME_USER,	/* user time */
 	CLAIM_M_LATENCY,	/* latency, "took 69us" */
 	CLAIM_M_LOCK,		/* lock contention, share of cycles */
+	CLAIM_M_PROFILE,	/* a perf profile share of a function */
+	CLAIM_M_OTHER,		/* a named metric no class fits (LKP rows) */
 };
 
 #define CLAIM_NONE	(-1)	/* an unknown condition */
@@ -72,6 +76,8 @@ struct claim {
 	int		 has_before, has_after, has_change;
 	double		 before, after;	/* in the unit of the text */
 	double		 change_pct;	/* signed when has_change */
+	int		 has_points;	/* the author gave the change in points */
+	double		 change_pts;	/* (a % metric: "-3.1" of sys%) */
 	char		 unit[8];	/* "%", "s", "us", "" (counts) */
 	struct claim_cond cond;
 };
@@ -93,7 +99,8 @@ void	claims_extract_series(struct claims *out, const struct series *);
 void	claims_release(struct claims *);
 
 /* The JSON list of claims: [{text, where, rule, kind, metric_words,
-   metric, before, after, change_pct, direction, unit, conditions}]. */
+   metric, before, after, change_pct, change_points, direction, unit,
+   conditions}]. */
 struct json_t *claims_to_json(const struct claims *);
 struct json_t *claim_to_json(const struct claim *);
 
@@ -138,7 +145,10 @@ const char *claim_verdict_name(enum claim_verdict);
 
 /*
  * Maps claim c to the row of rows[0..n) it speaks about (workload and
- * metric, then the nearest task count) and judges it.
+ * metric, then the task count nearest the claim's threads or processes,
+ * as a share of the author's machine when the letter names its CPUs) and
+ * judges it; out->why says which row was chosen by the count and why, or
+ * why none could be.
  */
 void	claims_check(const struct claim *c, const struct claim_row *rows,
 	    size_t n, struct claim_check *out);

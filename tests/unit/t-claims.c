@@ -41,9 +41,9 @@ test_rules(void)
 	ok(one("anon, 20 threads 3.04M 3.35M\n") == NULL && cs.n == 0,
 	    "the same row without header or change: not a claim");
 	c = one("The lock share went from 64% to 20% with 96 processes.\n");
-	ok(c && !strcmp(c->rule, "share-arrow") && c->before == 64 &&
+	ok(c && !strcmp(c->rule, "from-to") && c->before == 64 &&
 	    c->after == 20 && c->cond.processes == 96,
-	    "share-arrow: from N%% to M%%");
+	    "from-to: from N%% to M%%");
 	c = one("It is 12% faster for shmem.\n");
 	ok(c && c->kind == CLAIM_CHANGE && c->dir == CLAIM_DIR_BETTER &&
 	    c->change_pct == 12, "pct-change: faster is better");
