@@ -138,7 +138,10 @@
 #define STATS_PERM_MAX		20000	/* relabellings enumerated, or drawn */
 #define STATS_GRUBBS_ALPHA	0.001	/* the normality guard's level */
 #define STATS_SPEND_PRE		0.03	/* share of alpha before the design look */
-#define STATS_SPEND_POST	0.02	/* share of alpha after it */
+#define STATS_SPEND_POST	0.30	/* share of alpha after it */
+#define STATS_OUTLIER_RUN_PCT	5.0	/* a run this much worse than its
+					   boot's estimate is counted
+					   (outlier_runs) */
 
 static int PRINTF(3, 4)
 stats_err(char *err, size_t errsz, const char *fmt, ...)
@@ -1041,15 +1044,70 @@ stats_failed_verdict(char *buf, size_t sz, const char *side, const char *how)
 	return buf;
 }
 
+/*
+ * A boot's estimate from its n runs v (sorted in place): the mean of the
+ * better half of them, at least one -- the best of 2 or 3 runs, the mean
+ * of the best 2 of 5, of the best 3 of 7 (better: enum stats_better).  A
+ * boot's estimate then moves only when more than half its runs are slow
+ * (DESIGN: the per-boot estimate).
+ */
 static double
-stats_boot_mean(const struct stats_boot *b)
+stats_trimmed(double *v, size_t n, int better)
 {
+	size_t k = n / 2 > 1 ? n / 2 : 1, i, from;
 	double s = 0;
-	size_t i;
 
-	for (i = 0; i < b->n; i++)
-		s += b->v[i];
-	return b->n ? s / b->n : 0;
+	if (n == 0)
+		return 0;
+	if (n == 1)
+		return v[0];
+	if (n > 16)
+		qsort(v, n, sizeof(*v), stats_cmp_double);
+	for (i = 1; n <= 16 && i < n; i++) {	/* a boot's few runs */
+		double x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	from = better == STATS_HIGHER ? n - k : 0;
+	for (i = from; i < from + k; i++)
+		s += v[i];
+	return s / (double)k;
+}
+
+/* Scratch is at least b->n doubles. */
+static double
+stats_boot_mean(const struct stats_boot *b, int better, double *scratch)
+{
+	memcpy(scratch, b->v, b->n * sizeof(*scratch));
+	return stats_trimmed(scratch, b->n, better);
+}
+
+/* Runs more than STATS_OUTLIER_RUN_PCT worse than their boot's
+   estimate. */
+static size_t
+stats_outlier_runs(const struct stats_boot *b, int better, double est)
+{
+	size_t i, n = 0;
+
+	for (i = 0; est > 0 && i < b->n; i++)
+		if (better * (est - b->v[i]) / est * 100 >
+		    STATS_OUTLIER_RUN_PCT)
+			n++;
+	return n;
+}
+
+static size_t
+stats_series_maxruns(const struct stats_series *s)
+{
+	size_t i, m = 1;
+
+	for (i = 0; i < s->nboots; i++)
+		if (s->boots[i].n > m)
+			m = s->boots[i].n;
+	return m;
 }
 
 static int
@@ -1064,9 +1122,10 @@ static void
 stats_side_fill(struct stats_side *d, const struct stats_series *s)
 {
 	struct stats_boot *sorted;
-	double sum = 0, ss = 0;
+	double sum = 0, ss = 0, *scratch;
 	size_t i;
 
+	scratch = xmalloc(stats_series_maxruns(s) * sizeof(*scratch));
 	d->present = 1;
 	d->nboots = s->nboots;
 	d->nsamples = s->nsamples;
@@ -1077,10 +1136,14 @@ stats_side_fill(struct stats_side *d, const struct stats_series *s)
 	qsort(sorted, s->nboots, sizeof(*sorted), stats_cmp_boot);
 	for (i = 0; i < s->nboots; i++) {
 		d->boot_ids[i] = sorted[i].id;
-		d->boot_means[i] = stats_boot_mean(&sorted[i]);
+		d->boot_means[i] = stats_boot_mean(&sorted[i], s->better,
+		    scratch);
+		d->outlier_runs += stats_outlier_runs(&sorted[i], s->better,
+		    d->boot_means[i]);
 		sum += d->boot_means[i];
 	}
 	free(sorted);
+	free(scratch);
 	d->mean = s->nboots ? sum / s->nboots : 0;
 	for (i = 0; i < s->nboots; i++)
 		ss += (d->boot_means[i] - d->mean) * (d->boot_means[i] - d->mean);
@@ -1090,7 +1153,8 @@ stats_side_fill(struct stats_side *d, const struct stats_series *s)
 
 /* One hierarchical resample of a side: boots, then runs within them. */
 static double
-stats_resample_mean(gsl_rng *r, const struct stats_series *s)
+stats_resample_mean(gsl_rng *r, const struct stats_series *s,
+    double *scratch)
 {
 	double sum = 0;
 	size_t i, j;
@@ -1098,15 +1162,14 @@ stats_resample_mean(gsl_rng *r, const struct stats_series *s)
 	for (i = 0; i < s->nboots; i++) {
 		const struct stats_boot *b =
 		    &s->boots[gsl_rng_uniform_int(r, s->nboots)];
-		double bs = 0;
 
 		if (b->n == 1) {
 			sum += b->v[0];
 			continue;
 		}
 		for (j = 0; j < b->n; j++)
-			bs += b->v[gsl_rng_uniform_int(r, b->n)];
-		sum += bs / b->n;
+			scratch[j] = b->v[gsl_rng_uniform_int(r, b->n)];
+		sum += stats_trimmed(scratch, b->n, s->better);
 	}
 	return sum / s->nboots;
 }
@@ -1132,13 +1195,17 @@ stats_bootstrap(struct stats_row *row, const struct stats_series *bs,
     const struct stats_series *ts, const struct stats_opts *o)
 {
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-	double *d = xmalloc(o->resamples * sizeof(*d));
+	double *d = xmalloc(o->resamples * sizeof(*d)), *scratch;
+	size_t runs = stats_series_maxruns(bs);
 	int i;
 
+	if (stats_series_maxruns(ts) > runs)
+		runs = stats_series_maxruns(ts);
+	scratch = xmalloc(runs * sizeof(*scratch));
 	gsl_rng_set(r, stats_series_seed(o->seed, bs));
 	for (i = 0; i < o->resamples; i++) {
-		double mb = stats_resample_mean(r, bs);
-		double mt = stats_resample_mean(r, ts);
+		double mb = stats_resample_mean(r, bs, scratch);
+		double mt = stats_resample_mean(r, ts, scratch);
 
 		/* A resample of zeros only (some boots measured 0). */
 		d[i] = mb > 0 ? 100 * (mt / mb - 1) : mt > 0 ? INFINITY : 0;
@@ -1148,6 +1215,7 @@ stats_bootstrap(struct stats_row *row, const struct stats_series *bs,
 	    0.025);
 	row->ci_hi = gsl_stats_quantile_from_sorted_data(d, 1, o->resamples,
 	    0.975);
+	free(scratch);
 	free(d);
 	gsl_rng_free(r);
 }
@@ -1334,16 +1402,182 @@ stats_cmp_rows(const void *a, const void *b)
 	return strcmp(p->metric, q->metric);
 }
 
-int
-stats_compare(const struct stats_set *base, const struct stats_set *test,
-    const struct stats_opts *opts, struct stats_result *res)
+/* What an earlier look decided about a row (stats_compare). */
+struct stats_carry {
+	int	 look;		/* 0: nothing decided */
+	enum stats_verdict verdict;
+	int	 significant;
+	double	 p_adjusted, alpha_look;
+	char	 reason[160];
+};
+
+static int
+stats_cmp_long(const void *a, const void *b)
 {
-	struct stats_sortkey *keys;
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The nb-th smallest boot id of a side (every id when it has fewer). */
+static long
+stats_side_cutoff(const struct stats_set *set, int nb)
+{
+	long *ids, cut = STATS_MAX_BOOT_ID;
+	size_t i, j, n = 0, k = 0;
+
+	for (i = 0; i < set->n; i++)
+		n += set->series[i].nboots;
+	ids = xcalloc(n + 1, sizeof(*ids));
+	for (i = 0; i < set->n; i++)
+		for (j = 0; j < set->series[i].nboots; j++)
+			ids[k++] = set->series[i].boots[j].id;
+	qsort(ids, n, sizeof(*ids), stats_cmp_long);
+	for (i = 0, k = 0; i < n; i++) {
+		if (i > 0 && ids[i] == ids[i - 1])
+			continue;
+		if (++k == (size_t)nb) {
+			cut = ids[i];
+			break;
+		}
+	}
+	free(ids);
+	return cut;
+}
+
+/*
+ * A view of set holding the boots of an earlier look: the first nb boot
+ * ids of the side (the scheduler numbers a look's boots after the last
+ * look's).  Series keep their order, so row i of the view is row i of
+ * the whole set.  Borrows names and runs; stats_view_release frees it.
+ */
+static void
+stats_view(const struct stats_set *set, int nb, struct stats_set *view)
+{
+	long cut = stats_side_cutoff(set, nb);
+	size_t i, j;
+
+	memset(view, 0, sizeof(*view));
+	view->series = xcalloc(set->n + 1, sizeof(*view->series));
+	view->n = view->cap = set->n;
+	for (i = 0; i < set->n; i++) {
+		const struct stats_series *s = &set->series[i];
+		struct stats_series *v = &view->series[i];
+
+		*v = *s;
+		v->boots = xcalloc(s->nboots + 1, sizeof(*v->boots));
+		v->nboots = v->nsamples = 0;
+		for (j = 0; j < s->nboots; j++)
+			if (s->boots[j].id <= cut) {
+				v->boots[v->nboots++] = s->boots[j];
+				v->nsamples += s->boots[j].n;
+			}
+		view->nsamples += v->nsamples;
+	}
+}
+
+static void
+stats_view_release(struct stats_set *view)
+{
+	size_t i;
+
+	for (i = 0; i < view->n; i++)
+		free(view->series[i].boots);
+	free(view->series);
+}
+
+/* A row decided at an earlier look keeps that verdict (DESIGN: looks). */
+static void
+stats_carry_apply(struct stats_row *row, const struct stats_carry *c,
+    int boots)
+{
+	row->verdict = c->verdict;
+	row->significant = c->significant;
+	row->p_adjusted = c->p_adjusted;
+	row->alpha_look = c->alpha_look;
+	row->decided_look = c->look;
+	snprintf(row->reason, sizeof(row->reason), "at look %d (%d boots per "
+	    "side): %s", c->look, boots, c->reason);
+}
+
+static void
+stats_row_release(struct stats_row *r)
+{
+	free(r->workload);
+	free(r->params);
+	free(r->metric);
+	free(r->unit);
+	free(r->base.boot_ids);
+	free(r->base.boot_means);
+	free(r->test.boot_ids);
+	free(r->test.boot_means);
+}
+
+/*
+ * The rows of one look (unsorted, *n of them) under o, whose look is
+ * look: carry holds what earlier looks decided and gets what this one
+ * decides.
+ */
+static struct stats_row *
+stats_look_rows(const struct stats_set *base, const struct stats_set *test,
+    const struct stats_opts *o, struct stats_carry *carry, size_t *n)
+{
 	struct stats_row *rows;
-	size_t i, j, n = 0;
+	double alpha_look = stats_look_alpha(o);
+	size_t i, k = 0;
 	int *decided;
 
-	memset(res, 0, sizeof(*res));
+	rows = xcalloc(base->n + test->n + 1, sizeof(*rows));
+	decided = xcalloc(base->n + test->n + 1, sizeof(*decided));
+	for (i = 0; i < base->n; i++) {
+		const struct stats_series *bs = &base->series[i];
+
+		decided[k] = stats_row_fill(&rows[k], bs, stats_find_series(
+		    test, bs->workload, bs->params, bs->metric), o);
+		k++;
+	}
+	for (i = 0; i < test->n; i++) {
+		const struct stats_series *ts = &test->series[i];
+
+		if (!stats_find_series(base, ts->workload, ts->params,
+		    ts->metric)) {
+			decided[k] = stats_row_fill(&rows[k], NULL, ts, o);
+			k++;
+		}
+	}
+	for (i = 0; i < k; i++)
+		if (!decided[i] && carry[i].look > 0) {
+			stats_carry_apply(&rows[i], &carry[i], stats_look_boots(
+			    o->boots, o->max_boots, o->boot_step,
+			    carry[i].look));
+			decided[i] = 1;
+		}
+	stats_family(rows, decided, k, o, alpha_look);
+	for (i = 0; i < k; i++) {
+		struct stats_row *r = &rows[i];
+
+		if (decided[i] || o->look == 0 || (r->verdict !=
+		    STATS_NO_CHANGE && r->verdict != STATS_IMPROVEMENT &&
+		    r->verdict != STATS_REGRESSION))
+			continue;
+		r->decided_look = o->look;
+		carry[i].look = o->look;
+		carry[i].verdict = r->verdict;
+		carry[i].significant = r->significant;
+		carry[i].p_adjusted = r->p_adjusted;
+		carry[i].alpha_look = r->alpha_look;
+		snprintf(carry[i].reason, sizeof(carry[i].reason), "%s",
+		    r->reason);
+	}
+	free(decided);
+	*n = k;
+	return rows;
+}
+
+/* res->opts made consistent: the plan's looks, this look in range. */
+static void
+stats_opts_fix(struct stats_result *res, const struct stats_opts *opts)
+{
 	if (opts)
 		res->opts = *opts;
 	else
@@ -1363,27 +1597,41 @@ stats_compare(const struct stats_set *base, const struct stats_set *test,
 	if (res->opts.look == 0)
 		res->opts.looks = 1;
 	res->alpha_look = stats_look_alpha(&res->opts);
-	rows = xcalloc(base->n + test->n + 1, sizeof(*rows));
-	decided = xcalloc(base->n + test->n + 1, sizeof(*decided));
-	for (i = 0; i < base->n; i++) {
-		const struct stats_series *bs = &base->series[i];
+}
 
-		decided[n] = stats_row_fill(&rows[n], bs, stats_find_series(
-		    test, bs->workload, bs->params, bs->metric), &res->opts);
-		n++;
-	}
-	for (i = 0; i < test->n; i++) {
-		const struct stats_series *ts = &test->series[i];
+int
+stats_compare(const struct stats_set *base, const struct stats_set *test,
+    const struct stats_opts *opts, struct stats_result *res)
+{
+	struct stats_sortkey *keys;
+	struct stats_carry *carry;
+	struct stats_row *rows;
+	struct stats_opts lo;
+	size_t i, j, n = 0;
+	int look;
 
-		if (!stats_find_series(base, ts->workload, ts->params,
-		    ts->metric)) {
-			decided[n] = stats_row_fill(&rows[n], NULL, ts,
-			    &res->opts);
-			n++;
-		}
+	memset(res, 0, sizeof(*res));
+	stats_opts_fix(res, opts);
+	carry = xcalloc(base->n + test->n + 1, sizeof(*carry));
+	/* the earlier looks again, on their boots: what they decided stays */
+	for (look = 1; look < res->opts.look; look++) {
+		struct stats_set vb, vt;
+
+		lo = res->opts;
+		lo.look = look;
+		stats_view(base, stats_look_boots(lo.boots, lo.max_boots,
+		    lo.boot_step, look), &vb);
+		stats_view(test, stats_look_boots(lo.boots, lo.max_boots,
+		    lo.boot_step, look), &vt);
+		rows = stats_look_rows(&vb, &vt, &lo, carry, &n);
+		for (i = 0; i < n; i++)
+			stats_row_release(&rows[i]);
+		free(rows);
+		stats_view_release(&vb);
+		stats_view_release(&vt);
 	}
-	stats_family(rows, decided, n, &res->opts, res->alpha_look);
-	free(decided);
+	rows = stats_look_rows(base, test, &res->opts, carry, &n);
+	free(carry);
 	keys = xcalloc(n + 1, sizeof(*keys));
 	for (i = 0; i < n; i++) {
 		keys[i].row = &rows[i];
@@ -1411,18 +1659,8 @@ stats_result_release(struct stats_result *res)
 {
 	size_t i;
 
-	for (i = 0; i < res->n; i++) {
-		struct stats_row *r = &res->rows[i];
-
-		free(r->workload);
-		free(r->params);
-		free(r->metric);
-		free(r->unit);
-		free(r->base.boot_ids);
-		free(r->base.boot_means);
-		free(r->test.boot_ids);
-		free(r->test.boot_means);
-	}
+	for (i = 0; i < res->n; i++)
+		stats_row_release(&res->rows[i]);
 	free(res->rows);
 	memset(res, 0, sizeof(*res));
 }
@@ -1505,9 +1743,10 @@ stats_side_json(const struct stats_side *d)
 		json_array_append_new(boots, json_pack("{s:I,s:o}", "boot",
 		    (json_int_t)d->boot_ids[i], "mean",
 		    stats_json_num(d->boot_means[i])));
-	o = json_pack("{s:I,s:I,s:o,s:o,s:o}",
+	o = json_pack("{s:I,s:I,s:I,s:o,s:o,s:o}",
 	    "boots", (json_int_t)d->nboots,
 	    "samples", (json_int_t)d->nsamples,
+	    "outlier_runs", (json_int_t)d->outlier_runs,
 	    "mean", stats_json_num(d->mean),
 	    "pct_stddev", stats_json_num(d->pct_stddev),
 	    "boot_means", boots);
@@ -1530,7 +1769,7 @@ static json_t *
 stats_row_json(const struct stats_row *r)
 {
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:b,s:o,s:[o,o],"
-	    "s:[o,o],s:s,s:o,s:b,s:o,s:o,s:b,s:o,s:o,s:o}",
+	    "s:[o,o],s:s,s:o,s:b,s:o,s:o,s:b,s:o,s:i,s:o,s:o}",
 	    "workload", r->workload,
 	    "params", r->params,
 	    "metric", r->metric,
@@ -1550,6 +1789,7 @@ stats_row_json(const struct stats_row *r)
 	    "rank_p", stats_json_num(r->rank_p),
 	    "outlier", r->outlier,
 	    "alpha_look", stats_json_num(r->alpha_look),
+	    "decided_look", r->decided_look,
 	    "base", stats_side_json(&r->base),
 	    "test", stats_side_json(&r->test));
 }

@@ -187,11 +187,16 @@ const char *stats_verdict_name(enum stats_verdict);
 struct stats_side {
 	int	 present;
 	size_t	 nboots, nsamples;
-	double	 mean;		/* mean of the per-boot means */
-	double	 pct_stddev;	/* sample stddev of the per-boot means, in
-				   % of mean (0 with one boot) */
+	double	 mean;		/* mean of the per-boot estimates */
+	double	 pct_stddev;	/* sample stddev of the per-boot estimates,
+				   in % of mean (0 with one boot) */
 	long	*boot_ids;	/* nboots, sorted by id */
-	double	*boot_means;	/* per-boot means, same order (for charts) */
+	double	*boot_means;	/* per-boot estimates, same order (for
+				   charts): the mean of a boot's runs less
+				   the (n + 1) / 4 lowest and highest (the
+				   median of 3 runs) */
+	size_t	 outlier_runs;	/* runs more than 5% from their boot's
+				   estimate: shown, not averaged in */
 };
 
 enum stats_test {
@@ -223,6 +228,9 @@ struct stats_row {
 	int	 significant;	/* CI excludes 0 and p_adjusted <=
 				   alpha_look */
 	enum stats_verdict verdict;
+	int	 decided_look;	/* the look of the plan that reached the
+				   verdict (kept at every later look); 0:
+				   undecided, or a single look */
 	char	 reason[192];	/* one line saying why */
 };
 

@@ -47,6 +47,9 @@ stats_json_side(const json_t *o, struct stats_side *d)
 	d->nsamples = json_integer_value(json_object_get(o, "samples"));
 	d->mean = stats_json_double(json_object_get(o, "mean"));
 	d->pct_stddev = stats_json_double(json_object_get(o, "pct_stddev"));
+	/* absent in results stored before the trimmed per-boot estimate */
+	d->outlier_runs = json_integer_value(json_object_get(o,
+	    "outlier_runs"));
 	if (d->nboots != json_array_size(bm))
 		return -1;
 	d->boot_ids = xcalloc(d->nboots + 1, sizeof(*d->boot_ids));
@@ -113,6 +116,8 @@ stats_json_row(const json_t *o, struct stats_row *r, const char **bad)
 	r->p_adjusted = stats_json_double(json_object_get(o, "p_adjusted"));
 	r->rank_p = stats_json_double(json_object_get(o, "rank_p"));
 	r->outlier = json_is_true(json_object_get(o, "outlier"));
+	r->decided_look = (int)json_integer_value(json_object_get(o,
+	    "decided_look"));
 	*bad = "p_test";
 	s = json_string_value(json_object_get(o, "p_test"));
 	/* absent in results stored before the t test: none */
