@@ -58,6 +58,8 @@ struct agent_conf {
 	char	*reboot_cmd;		/* back to the home kernel */
 	char	*kexec_initrd;		/* optional */
 	char	*kexec_append;		/* NULL: the home kernel's cmdline */
+	char	*console_log;		/* the console server's log, or NULL */
+	char	*pstore_dir;		/* "" or NULL: not read */
 };
 
 /* Defaults, then path (key = value lines).  -1 with "file:line: ..." in err. */
@@ -159,6 +161,8 @@ struct agent_job {
 	json_t	*job;			/* proto_job, owned */
 	json_t	*upload;		/* proto_upload_req, owned, or NULL */
 	char	*release;		/* of the bzImage, or NULL */
+	long long console_mark;		/* kexec: console-log size before the
+					   reboot, -1 when unknown */
 };
 
 long long agent_job_id(const struct agent_job *);
@@ -321,6 +325,18 @@ void	probe_upload(const json_t *probes, const struct agent_results *,
 /* "environment" of the running kernel (kexec: the job kernel itself),
    read under root ("" for /). */
 void	probe_native_environment(const char *root, json_t *upload);
+
+/* ---- the console of a real machine (console.c) ------------------------ */
+
+/* The size of [kexec] console-log now, -1 when there is none. */
+long long console_mark(const struct agent_conf *);
+/*
+ * Sets upload's "console" to what console-log got since mark, plus (and
+ * then removes) the pstore records; nothing when there is neither.
+ * Returns the first "Kernel panic" line (malloc'd) or NULL.
+ */
+char	*console_attach(const struct agent_conf *, long long mark,
+	    json_t *upload);
 
 /* kexec: loads the job kernel and reboots into it (returns only on error). */
 int	kexec_boot(const struct agent_conf *, struct agent_job *,

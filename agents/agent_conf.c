@@ -52,6 +52,8 @@ static const struct ckey keys[] = {
 	{ "kexec", "initrd",		C_STR, S(kexec_initrd) },
 	{ "kexec", "append",		C_STR, S(kexec_append) },
 	{ "kexec", "job-timeout",	C_INT, S(job_timeout), 10, 86400 },
+	{ "kexec", "console-log",	C_STR, S(console_log) },
+	{ "kexec", "pstore",		C_STR, S(pstore_dir) },
 };
 #undef S
 
@@ -89,6 +91,7 @@ agent_conf_defaults(struct agent_conf *c)
 	set_str(&c->kexec_bin, "kexec");
 	set_str(&c->kexec_exec, "systemctl kexec");
 	set_str(&c->reboot_cmd, "systemctl reboot");
+	set_str(&c->pstore_dir, "/sys/fs/pstore");
 }
 
 void

@@ -219,6 +219,9 @@ agent_job_save(const struct agent_job *j, const char *state_dir)
 		json_object_set(o, "upload", j->upload);
 	if (j->release)
 		json_object_set_new(o, "release", json_string(j->release));
+	if (j->console_mark >= 0)
+		json_object_set_new(o, "console_mark",
+		    json_integer(j->console_mark));
 	text = json_dumps(o, JSON_COMPACT);
 	if (text == NULL || buf_write_file(path, text, strlen(text)) == -1) {
 		log_warn("%s", path);
@@ -244,6 +247,7 @@ agent_job_load(struct agent_job *j, const char *state_dir)
 
 	memset(j, 0, sizeof(*j));
 	j->phase = AGENT_PH_IDLE;
+	j->console_mark = -1;
 	if (buf_read_file(&b, path) == -1) {
 		if (errno == ENOENT)
 			rc = 0;
@@ -274,6 +278,9 @@ agent_job_load(struct agent_job *j, const char *state_dir)
 	if (json_is_string(json_object_get(o, "release")))
 		j->release = xstrdup(json_string_value(json_object_get(o,
 		    "release")));
+	if (json_is_integer(json_object_get(o, "console_mark")))
+		j->console_mark = json_integer_value(json_object_get(o,
+		    "console_mark"));
 	rc = 0;
 out:
 	json_decref(o);
@@ -290,6 +297,7 @@ agent_job_release(struct agent_job *j)
 	json_decref(j->upload);
 	free(j->release);
 	memset(j, 0, sizeof(*j));
+	j->console_mark = -1;
 }
 
 /* ---- kexec command lines -------------------------------------------- */

@@ -62,7 +62,9 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
 		error("job %lld: kexec -l failed", agent_job_id(j));
 		goto out;
 	}
-	/* Persist before the point of no return. */
+	/* Persist before the point of no return, with where the console
+	   log stands: what follows is the job kernel's. */
+	j->console_mark = console_mark(c);
 	j->phase = AGENT_PH_BOOTING;
 	if (agent_job_save(j, c->state_dir) == -1)
 		goto out;

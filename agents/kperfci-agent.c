@@ -472,6 +472,8 @@ do_run(struct agent *a)
 		   home (RUNNING+LEASE_LOST). */
 		return AGENT_EV_LEASE_LOST;
 	}
+	/* the job kernel's boot, as the console server logged it */
+	free(console_attach(&a->conf, a->job.console_mark, a->job.upload));
 	a->handled++;
 	return AGENT_EV_RAN;
 }
@@ -482,6 +484,12 @@ static enum agent_event
 do_fail(struct agent *a, enum agent_action action, enum agent_where where)
 {
 	char why[768];
+	json_t *up = new_upload(action == AGENT_ACT_FAIL_BOOT ?
+	    PROTO_ST_BOOT_FAILED : PROTO_ST_FAILED, "");
+	/* What the console server and pstore kept of the job kernel's end:
+	   the splat goes with the result, its panic line into the reason. */
+	char *panic = console_attach(&a->conf, a->job.console_mark, up);
+	size_t n;
 
 	if (action == AGENT_ACT_FAIL_RUN)
 		snprintf(why, sizeof(why), "the machine "
@@ -496,9 +504,13 @@ do_fail(struct agent *a, enum agent_action action, enum agent_where where)
 		    "did not come up; the machine is back in "
 		    "%s", a->job.release ? a->job.release : "?",
 		    a->release);
+	n = strlen(why);
+	if (panic)
+		snprintf(why + n, sizeof(why) - n, " (%s)", panic);
+	free(panic);
+	json_object_set_new(up, PROTO_REASON, json_string(why));
 	json_decref(a->job.upload);
-	a->job.upload = new_upload(action == AGENT_ACT_FAIL_BOOT ?
-	    PROTO_ST_BOOT_FAILED : PROTO_ST_FAILED, why);
+	a->job.upload = up;
 	agent_job_save(&a->job, a->conf.state_dir);
 	a->handled++;
 	return AGENT_EV_START;	/* RESULTS+START: upload */

@@ -36,6 +36,7 @@
 #include "daemon/config.h"
 #include "daemon/db_agent.h"
 #include "daemon/http.h"
+#include "daemon/power.h"
 #include "daemon/routes.h"
 #include "lib/log.h"
 #include "lib/proto.h"
@@ -115,6 +116,9 @@ api_register(struct http_req *req, struct http_resp *resp)
 	    now()) == -1)
 		http_reply_error(resp, 500, "agent could not be stored");
 	else {
+		if (power_agent_registered(req->db, body_agent(o)) == -1)
+			log_warnx("agent %s: power margin not written",
+			    body_agent(o));
 		log_info("agent %s registered, class %s", body_agent(o), class);
 		http_reply_json(resp, 200, json_pack("{s:s,s:s}", PROTO_AGENT,
 		    body_agent(o), PROTO_CLASS, class));
@@ -241,6 +245,15 @@ api_results(struct http_req *req, struct http_resp *resp)
 		    id, "attempt", attempt, "samples",
 		    (int)json_array_size(json_object_get(o, PROTO_SAMPLES))));
 		break;
+	case DB_LATE_CONSOLE:
+		/* the machine was power-cycled under this attempt */
+		if (tmp && rename(tmp, path) == -1)
+			log_warn("%s", path);
+		log_info("job %lld attempt %lld: console from %s after the "
+		    "power cycle", id, attempt, body_agent(o));
+		http_reply_json(resp, 200, json_pack("{s:I,s:I,s:i}", "job",
+		    id, "attempt", attempt, "samples", 0));
+		break;
 	case DB_UNKNOWN_JOB:
 		http_reply_error(resp, 404, "id: no job %lld", id);
 		break;
@@ -256,7 +269,7 @@ api_results(struct http_req *req, struct http_resp *resp)
 	default:
 		http_reply_error(resp, 500, "results could not be stored");
 	}
-	if (tmp && rc != DB_STORED)
+	if (tmp && rc != DB_STORED && rc != DB_LATE_CONSOLE)
 		unlink(tmp);
 out:
 	free(dir);

@@ -172,6 +172,16 @@ const struct config_key config_keys[] = {
 	/* sha256sum of the agent's bearer token (the token itself is never
 	   stored); an agent without a section cannot register. */
 	{ "agent", "token_sha256", CONFIG_STR, NULL, agent_check_token_sha256, 1 },
+	/* Power control of a machine that can hang (a kexec agent): an argv,
+	   split on white space, never given to a shell ("ipmitool -H bmc1
+	   -U ci -f /etc/kperfci/bmc.pw chassis power cycle").  Run by the
+	   lease timer (daemon/power.c) when the agent misses a lease by
+	   power_margin seconds, at most power_max_per_hour times an hour,
+	   killed after power_timeout seconds. */
+	{ "agent", "power_cycle", CONFIG_STR, NULL, NULL, 1 },
+	{ "agent", "power_margin", CONFIG_INT, "120", check_positive, 1 },
+	{ "agent", "power_max_per_hour", CONFIG_INT, "2", check_positive, 1 },
+	{ "agent", "power_timeout", CONFIG_INT, "60", check_positive, 1 },
 	/* Seconds a lease lasts without a heartbeat. */
 	{ "agents", "lease", CONFIG_INT, "600", check_positive, 0 },
 	/* Expired leases before a job fails instead of going back to the queue. */

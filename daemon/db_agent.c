@@ -308,12 +308,19 @@ expire_where(struct db *db, const char *where, long long now,
 	return rc;
 }
 
+/* A job whose holder has power control is settled by daemon/power.c
+   (power-cycled, boot-failed) past its margin, never re-queued by the
+   lease timer: a hung machine does not give its job back. */
+#define NOT_POWERED "NOT EXISTS (SELECT 1 FROM agents pa WHERE " \
+	"pa.name = jobs.agent AND pa.power_margin > 0)"
+
 int
 db_job_expire(struct db *db, long long now, int *n)
 {
 	if (db_begin(db) == -1)
 		return -1;
-	if (expire_where(db, "lease_expires < ?1", now, NULL, n) == -1) {
+	if (expire_where(db, "lease_expires < ?1 AND " NOT_POWERED, now, NULL,
+	    n) == -1) {
 		db_rollback(db);
 		return -1;
 	}
@@ -332,7 +339,8 @@ db_job_lease(struct db *db, const char *agent, const char *class,
 	*job = NULL;
 	if (db_begin(db) == -1)
 		return -1;
-	if (expire_where(db, "lease_expires < ?1", now, NULL, NULL) == -1 ||
+	if (expire_where(db, "lease_expires < ?1 AND " NOT_POWERED, now, NULL,
+	    NULL) == -1 ||
 	    expire_where(db, "?1 = ?1 AND agent = ?2", now, agent, NULL) == -1)
 		goto fail;
 	/* Job order (README, the scheduler): priority, then the submission
@@ -499,6 +507,38 @@ insert_samples(struct db *db, long long id, int attempt, const json_t *arr,
 	return 0;
 }
 
+/*
+ * The result of an attempt that was already settled.  One case is not a
+ * duplicate: the daemon power-cycled the machine and ended the attempt
+ * itself; the agent, back in its home kernel, now brings the console of
+ * the kernel that hung.  It is kept (once), nothing else is.  Inside the
+ * caller's transaction, which it commits when it stores.
+ */
+static int
+late_console(struct db *db, long long id, int attempt, const char *agent,
+    const char *console)
+{
+	sqlite3_stmt *st;
+
+	if (console == NULL)
+		return DB_DUPLICATE;
+	st = db_prep(db, "UPDATE job_attempts SET console=?1 WHERE job_id=?2 "
+	    "AND attempt=?3 AND agent=?4 AND console IS NULL AND EXISTS "
+	    "(SELECT 1 FROM power_cycles p WHERE p.job_id=?2 AND "
+	    "p.attempt=?3)");
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, console);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int(st, 3, attempt);
+	db_bind_text(st, 4, agent);
+	if (db_step_done(db, st, NULL) == -1)
+		return -1;
+	if (sqlite3_changes(db_handle(db)) == 0)
+		return DB_DUPLICATE;
+	return db_commit(db) == -1 ? -1 : DB_LATE_CONSOLE;
+}
+
 int
 db_job_store(struct db *db, long long id, const json_t *up,
     const char *console, long long now)
@@ -542,8 +582,10 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	ended = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (ended) {
-		db_rollback(db);
-		return DB_DUPLICATE;
+		if ((rc = late_console(db, id, attempt, agent, console)) !=
+		    DB_LATE_CONSOLE)
+			db_rollback(db);
+		return rc;
 	}
 	if (!held) {
 		db_rollback(db);
@@ -700,6 +742,10 @@ db_job_get(struct db *db, long long id, json_t **out)
 	}
 	sqlite3_finalize(st);
 	json_object_set_new(*out, "attempts_detail", arr);
+	if (db_power_list(db, id, &arr) == 0)
+		json_object_set_new(*out, "power_cycles", arr);
+	else
+		json_decref(arr);
 	return 0;
 }
 
@@ -782,4 +828,159 @@ db_job_console(struct db *db, long long id, int attempt, char **path)
 		*path = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* ---- power control (daemon/power.c) ----------------------------------- */
+
+int
+db_agent_power_margin(struct db *db, const char *name, int margin)
+{
+	sqlite3_stmt *st;
+
+	st = name ? db_prep(db, "UPDATE agents SET power_margin=? WHERE "
+	    "name=?") : db_prep(db, "UPDATE agents SET power_margin=?");
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int(st, 1, margin);
+	if (name)
+		db_bind_text(st, 2, name);
+	return db_step_done(db, st, NULL);
+}
+
+int
+db_power_due(struct db *db, long long now, json_t **out)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT j.id, j.attempts, j.agent, "
+	    "j.lease_expires, j.progress FROM jobs j JOIN agents a ON "
+	    "a.name = j.agent WHERE j.state='leased' AND a.power_margin > 0 "
+	    "AND j.lease_expires + a.power_margin < ? ORDER BY j.id");
+	int rc;
+
+	*out = json_array();
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(*out, json_pack("{s:I,s:i,s:o,s:I,s:o}",
+		    "job", (json_int_t)sqlite3_column_int64(st, 0),
+		    "attempt", sqlite3_column_int(st, 1),
+		    "agent", ctext(st, 2),
+		    "lease_expires", (json_int_t)sqlite3_column_int64(st, 3),
+		    "progress", ctext(st, 4)));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("db: %s", sqlite3_errmsg(db_handle(db)));
+	return 0;
+}
+
+int
+db_power_count(struct db *db, const char *agent, long long since, int *n)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT count(*) FROM power_cycles "
+	    "WHERE agent=? AND at >= ? AND ran = 1");
+	int rc;
+
+	*n = 0;
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, agent);
+	sqlite3_bind_int64(st, 2, since);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : error("db: %s",
+	    sqlite3_errmsg(db_handle(db)));
+}
+
+int
+db_power_record(struct db *db, const char *agent, long long at,
+    long long job, int attempt, const char *command, const char *status,
+    int ran)
+{
+	sqlite3_stmt *st = db_prep(db, "INSERT INTO power_cycles (agent, at, "
+	    "job_id, attempt, command, status, ran) VALUES (?,?,?,?,?,?,?)");
+
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, agent);
+	sqlite3_bind_int64(st, 2, at);
+	sqlite3_bind_int64(st, 3, job);
+	sqlite3_bind_int(st, 4, attempt);
+	db_bind_text(st, 5, command);
+	db_bind_text(st, 6, status);
+	sqlite3_bind_int(st, 7, ran);
+	return db_step_done(db, st, NULL);
+}
+
+int
+db_job_power_fail(struct db *db, long long id, int attempt,
+    const char *agent, const char *reason, long long now)
+{
+	sqlite3_stmt *st;
+	int changed;
+
+	if (db_begin(db) == -1)
+		return -1;
+	st = db_prep(db, "UPDATE jobs SET state='boot-failed', reason=?, "
+	    "agent=NULL, lease_expires=NULL, progress=NULL, updated=? "
+	    "WHERE id=? AND state='leased' AND attempts=? AND agent=?");
+	if (st == NULL)
+		goto fail;
+	db_bind_text(st, 1, reason);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, id);
+	sqlite3_bind_int(st, 4, attempt);
+	db_bind_text(st, 5, agent);
+	if (db_step_done(db, st, NULL) == -1)
+		goto fail;
+	if ((changed = sqlite3_changes(db_handle(db))) == 0) {
+		/* a late heartbeat or result got there first */
+		db_rollback(db);
+		return 1;
+	}
+	st = db_prep(db, "UPDATE job_attempts SET ended=?, status='boot-failed', "
+	    "reason=? WHERE job_id=? AND attempt=? AND ended IS NULL");
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, now);
+	db_bind_text(st, 2, reason);
+	sqlite3_bind_int64(st, 3, id);
+	sqlite3_bind_int(st, 4, attempt);
+	if (db_step_done(db, st, NULL) == -1)
+		goto fail;
+	st = db_prep(db, "UPDATE agents SET state='idle', job_id=NULL WHERE "
+	    "name=? AND job_id=?");
+	if (st == NULL)
+		goto fail;
+	db_bind_text(st, 1, agent);
+	sqlite3_bind_int64(st, 2, id);
+	if (db_step_done(db, st, NULL) == -1 || db_commit(db) == -1)
+		goto fail;
+	return 0;
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int
+db_power_list(struct db *db, long long job, json_t **out)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT attempt, agent, at, command, "
+	    "status, ran FROM power_cycles WHERE job_id=? ORDER BY id");
+	int rc;
+
+	*out = json_array();
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(*out, json_pack("{s:i,s:o,s:I,s:o,s:o,"
+		    "s:b}", "attempt", sqlite3_column_int(st, 0),
+		    "agent", ctext(st, 1),
+		    "at", (json_int_t)sqlite3_column_int64(st, 2),
+		    "command", ctext(st, 3), "status", ctext(st, 4),
+		    "ran", sqlite3_column_int(st, 5)));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

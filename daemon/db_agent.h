@@ -76,6 +76,8 @@ enum db_store {
 	DB_UNKNOWN_JOB = 1,
 	DB_DUPLICATE = 2,		/* that attempt already has results */
 	DB_NOT_HOLDER = 3,		/* lease gone, another attempt's */
+	DB_LATE_CONSOLE = 4,		/* power-cycled attempt: its console
+					   kept, nothing else */
 };
 /*
  * Stores one attempt's results in one transaction (samples, profiles,
@@ -95,5 +97,27 @@ int	db_job_results(struct db *, long long id, json_t **samples,
 	    json_t **profiles);
 /* The console path of (id, attempt) relative to the data dir: 0, 1, -1. */
 int	db_job_console(struct db *, long long id, int attempt, char **path);
+
+/*
+ * Power control (daemon/power.c, schema/0020-agent-power.sql).
+ *
+ * db_agent_power_margin sets agents.power_margin of name (NULL: of every
+ * agent); 0 turns power control off.  db_power_due lists the leased jobs
+ * whose holder has a margin and missed its lease by more: [{job, attempt,
+ * agent, lease_expires, progress}].  db_power_count: cycles that ran for
+ * agent since then.  db_power_record notes one cycle (ran 0: refused).
+ * db_job_power_fail ends the attempt and the job as boot-failed with
+ * reason: 0, 1 when the job moved on meanwhile, -1.  db_power_list: the
+ * job's cycles [{attempt, agent, at, command, status, ran}].
+ */
+int	db_agent_power_margin(struct db *, const char *name, int margin);
+int	db_power_due(struct db *, long long now, json_t **out);
+int	db_power_count(struct db *, const char *agent, long long since, int *n);
+int	db_power_record(struct db *, const char *agent, long long at,
+	    long long job, int attempt, const char *command,
+	    const char *status, int ran);
+int	db_job_power_fail(struct db *, long long id, int attempt,
+	    const char *agent, const char *reason, long long now);
+int	db_power_list(struct db *, long long job, json_t **out);
 
 #endif

@@ -10,6 +10,7 @@
 #include "daemon/db_agent.h"
 #include "daemon/lease.h"
 #include "daemon/pipeline.h"
+#include "daemon/power.h"
 #include "lib/log.h"
 
 static pthread_mutex_t ls_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -23,10 +24,18 @@ lease_tick(long long now)
 	struct db *db = app_db();
 	int n = 0;
 
-	if (!db || db_job_expire(db, now, &n) == -1)
+	int cycled;
+
+	if (!db)
 		return -1;
+	/* machines under power control first: their jobs never expire */
+	if ((cycled = power_tick(db, now)) > 0)
+		n += cycled;
+	if (db_job_expire(db, now, &cycled) == -1)
+		return -1;
+	n += cycled;
 	if (n > 0) {
-		log_info("lease: %d job lease%s expired", n, n == 1 ? "" : "s");
+		log_info("lease: %d job lease%s settled", n, n == 1 ? "" : "s");
 		/* a comparison waiting on those jobs may move on */
 		pipeline_kick();
 	}
@@ -39,6 +48,8 @@ lease_main(void *arg)
 	struct timespec ts;
 
 	(void)arg;
+	if (app_db() && power_sync(app_db()) == -1)
+		log_warnx("lease: power margins not written");
 	pthread_mutex_lock(&ls_lock);
 	while (!ls_stop) {
 		pthread_mutex_unlock(&ls_lock);

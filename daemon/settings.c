@@ -129,10 +129,52 @@ settings_tokens(const struct config *c, const char *section, size_t *n)
 	return v;
 }
 
+/* Splits v on white space into a new NULL-ended argv (no quoting: a
+   command that needs it belongs in a script). */
+static char **
+settings_argv(const char *v)
+{
+	char **argv = xcalloc(strlen(v) / 2 + 2, sizeof(*argv));
+	size_t n = 0;
+
+	while (*v) {
+		size_t len;
+
+		v += strspn(v, " \t");
+		if ((len = strcspn(v, " \t")) == 0)
+			break;
+		argv[n++] = xstrndup(v, len);
+		v += len;
+	}
+	return argv;
+}
+
+static void
+settings_power(const struct config *c, struct settings *s)
+{
+	s->agents.power = xcalloc(s->agents.n + 1, sizeof(*s->agents.power));
+	for (size_t i = 0; i < s->agents.n; i++) {
+		const char *name = s->agents.list[i].name;
+		const char *cmd = config_str(c, "agent", name, "power_cycle");
+		struct settings_power *p;
+
+		if (cmd == NULL || cmd[strspn(cmd, " \t")] == '\0')
+			continue;
+		p = &s->agents.power[s->agents.npower++];
+		p->agent = name;
+		p->argv = settings_argv(cmd);
+		p->margin = (int)config_int(c, "agent", name, "power_margin");
+		p->max_per_hour = (int)config_int(c, "agent", name,
+		    "power_max_per_hour");
+		p->timeout = (int)config_int(c, "agent", name, "power_timeout");
+	}
+}
+
 static void
 settings_access(const struct config *c, struct settings *s)
 {
 	s->agents.list = settings_tokens(c, "agent", &s->agents.n);
+	settings_power(c, s);
 	s->agents.lease = (int)config_int(c, "agents", NULL, "lease");
 	s->agents.max_attempts = (int)config_int(c, "agents", NULL,
 	    "max_attempts");
@@ -436,6 +478,12 @@ settings_release(struct settings *s)
 		free(s->trees[i].fragments);
 	free(s->trees);
 	free(s->agents.list);
+	for (size_t i = 0; i < s->agents.npower; i++) {
+		for (char **a = s->agents.power[i].argv; *a; a++)
+			free(*a);
+		free(s->agents.power[i].argv);
+	}
+	free(s->agents.power);
 	free(s->auth.hosts);
 	free(s->auth.proxies);
 	free(s->auth.submitters);
@@ -472,5 +520,14 @@ settings_agent_token(const struct settings *s, const char *name)
 	for (size_t i = 0; i < s->agents.n; i++)
 		if (!strcmp(s->agents.list[i].name, name))
 			return s->agents.list[i].token_sha256;
+	return NULL;
+}
+
+const struct settings_power *
+settings_agent_power(const struct settings *s, const char *name)
+{
+	for (size_t i = 0; i < s->agents.npower; i++)
+		if (!strcmp(s->agents.power[i].agent, name))
+			return &s->agents.power[i];
 	return NULL;
 }

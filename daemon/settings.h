@@ -34,15 +34,23 @@ struct settings_token {
 	const char	*name, *token_sha256;
 };
 
+/* [agent "NAME"] power_cycle and its limits (daemon/power.c): argv is
+   the command split on white space (owned by the settings, NULL-ended). */
+struct settings_power {
+	const char	*agent;
+	char		**argv;
+	int		 margin, max_per_hour, timeout;
+};
+
 /* [watch "NAME"] */
 struct settings_watch {
 	const char	*name, *lore, *list;
 	const char	**paths;
 	size_t		 npaths;
 	long long	 poll, per_day, priority;
+	long long	 author_share;	/* one author: per_day / this, up */
 	const char	*reply;		/* yes regressions no */
 	const char	*search;	/* auto yes no */
-	long long	 author_share;	/* one author: per_day / this, up */
 };
 
 /* [track "NAME"]: branch is the track's, else its tree's, else "master";
@@ -85,6 +93,8 @@ struct settings {
 		struct settings_token *list;	/* [agent "NAME"] */
 		size_t		 n;
 		int		 lease, max_attempts;
+		struct settings_power *power;	/* agents with power_cycle */
+		size_t		 npower;
 	} agents;
 	struct {
 		const char	*admin_token_sha256;	/* NULL: none */
@@ -128,6 +138,9 @@ void	settings_release(struct settings *s);
 const struct settings_tree *settings_tree(const struct settings *,
 	    const char *name);
 const struct settings_track *settings_track(const struct settings *,
+	    const char *name);
+/* The power control of agent name, NULL when it has none. */
+const struct settings_power *settings_agent_power(const struct settings *,
 	    const char *name);
 /* The token sha256 of [agent "name"], NULL when there is no such agent. */
 const char *settings_agent_token(const struct settings *, const char *name);

@@ -174,6 +174,31 @@ topo_text(struct buf *b, const json_t *t)
 		buf_addstr(b, ")");
 }
 
+/* The machine's power cycles under this job (daemon/power.c). */
+static void
+power_cycles(struct buf *b, const json_t *pc)
+{
+	if (json_array_size(pc) == 0)
+		return;
+	buf_addstr(b, "<h2>Power cycles</h2>\n<table><thead><tr><th>attempt"
+	    "</th><th>agent</th><th>at (UTC)</th><th>command</th><th>status"
+	    "</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < json_array_size(pc); i++) {
+		json_t *c = json_array_get(pc, i);
+
+		buf_addstr(b, "<tr>");
+		td_int(b, c, "attempt");
+		td(b, s(c, "agent"));
+		td_time(b, c, "at");
+		buf_addstr(b, "<td><code>");
+		html_txt(b, s(c, "command"));
+		buf_addstr(b, "</code></td>");
+		td(b, s(c, "status"));
+		buf_addstr(b, "</tr>\n");
+	}
+	buf_addstr(b, "</tbody></table>\n");
+}
+
 static int
 ui_job(struct http_req *req, struct http_resp *resp)
 {
@@ -246,6 +271,7 @@ ui_job(struct http_req *req, struct http_resp *resp)
 		buf_addstr(&b, "</tr>\n");
 	}
 	buf_addstr(&b, "</tbody></table>\n");
+	power_cycles(&b, json_object_get(j, "power_cycles"));
 	buf_addf(&b, "<h2>Samples</h2>\n<p><a href=\"/api/v1/jobs/%lld\">as "
 	    "JSON</a></p>\n", id);
 	if (json_array_size(samples)) {
