@@ -138,10 +138,12 @@
 #define STATS_PERM_MAX		20000	/* relabellings enumerated, or drawn */
 #define STATS_GRUBBS_ALPHA	0.001	/* the normality guard's level */
 #define STATS_SPEND_PRE		0.03	/* share of alpha before the design look */
-#define STATS_SPEND_POST	0.30	/* share of alpha after it */
+#define STATS_SPEND_POST	0.01	/* share of alpha between it and the
+					   last look */
+#define STATS_SPEND_LAST	0.08	/* share of alpha at the last look */
 #define STATS_OUTLIER_RUN_PCT	5.0	/* a run this much worse than its
-					   boot's estimate is counted
-					   (outlier_runs) */
+					   boot's best is left out of the
+					   boot's estimate (outlier_runs) */
 
 static int PRINTF(3, 4)
 stats_err(char *err, size_t errsz, const char *fmt, ...)
@@ -922,11 +924,14 @@ static const struct {
 } stats_primary[] = {
 	{ "fault-free",		"pages_per_sec" },
 	{ "page-fault",		"ops_per_sec" },
-	{ "swap-memhog",	"wall_sec sys_sec" },
-	{ "file-read",		"wall_sec sys_sec" },
-	{ "memcg-flush",	"flush_p50_us flush_p99_us" },
-	/* the refault path's throughput; its flush p50 is a side view */
-	{ "root-refault",	"refaults_per_sec read_mb_per_sec" },
+	/* the kernel's share of the work: wall time adds the disk and
+	   zram, and is shown */
+	{ "swap-memhog",	"sys_sec" },
+	{ "file-read",		"sys_sec" },
+	/* the flush's tail is what a flush change moves; p50 is shown */
+	{ "memcg-flush",	"flush_p99_us" },
+	/* the refault path's rate; MB/s and its flush p50 are side views */
+	{ "root-refault",	"refaults_per_sec" },
 	/* lock waits: shown per lock, never the headline (report.c) */
 	{ "lock-profile",	"" },
 };
@@ -1005,13 +1010,16 @@ stats_alpha_spent(double alpha, int boots, int max_boots, int step,
 			break;
 		}
 	pre = design - 1;
-	post = looks - design;
+	post = looks - design - 1;	/* between the design and last look */
 	if (look < design)
 		return alpha * STATS_SPEND_PRE / pre;
-	if (look > design)
+	if (look > design && look < looks)
 		return alpha * STATS_SPEND_POST / post;
+	if (look > design)
+		return alpha * STATS_SPEND_LAST;
 	return alpha * (1 - (pre ? STATS_SPEND_PRE : 0) -
-	    (post ? STATS_SPEND_POST : 0));
+	    (post > 0 ? STATS_SPEND_POST : 0) -
+	    (looks > design ? STATS_SPEND_LAST : 0));
 }
 
 double
@@ -1046,35 +1054,31 @@ stats_failed_verdict(char *buf, size_t sz, const char *side, const char *how)
 
 /*
  * A boot's estimate from its n runs v (sorted in place): the mean of the
- * better half of them, at least one -- the best of 2 or 3 runs, the mean
- * of the best 2 of 5, of the best 3 of 7 (better: enum stats_better).  A
- * boot's estimate then moves only when more than half its runs are slow
- * (DESIGN: the per-boot estimate).
+ * runs no more than STATS_OUTLIER_RUN_PCT worse than the boot's best run
+ * (better: enum stats_better).  A slow run (10-20% worse on a busy
+ * machine) is left out however many of the boot's runs are slow, and
+ * counted in outlier_runs; with ordinary run noise (1-2%) nothing is left
+ * out and the estimate is the mean (DESIGN: the per-boot estimate).
  */
 static double
 stats_trimmed(double *v, size_t n, int better)
 {
-	size_t k = n / 2 > 1 ? n / 2 : 1, i, from;
-	double s = 0;
+	double s = 0, best, lim;
+	size_t i, k = 0;
 
 	if (n == 0)
 		return 0;
-	if (n == 1)
-		return v[0];
-	if (n > 16)
-		qsort(v, n, sizeof(*v), stats_cmp_double);
-	for (i = 1; n <= 16 && i < n; i++) {	/* a boot's few runs */
-		double x = v[i];
-		size_t j = i;
-
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-	from = better == STATS_HIGHER ? n - k : 0;
-	for (i = from; i < from + k; i++)
-		s += v[i];
-	return s / (double)k;
+	best = v[0];
+	for (i = 1; i < n; i++)
+		if (better * (v[i] - best) > 0)
+			best = v[i];
+	lim = best * (1 - better * STATS_OUTLIER_RUN_PCT / 100);
+	for (i = 0; i < n; i++)
+		if (better * (v[i] - lim) >= 0) {
+			s += v[i];
+			k++;
+		}
+	return k ? s / (double)k : best;
 }
 
 /* Scratch is at least b->n doubles. */
@@ -1085,17 +1089,22 @@ stats_boot_mean(const struct stats_boot *b, int better, double *scratch)
 	return stats_trimmed(scratch, b->n, better);
 }
 
-/* Runs more than STATS_OUTLIER_RUN_PCT worse than their boot's
-   estimate. */
+/* Runs more than STATS_OUTLIER_RUN_PCT worse than their boot's best. */
 static size_t
-stats_outlier_runs(const struct stats_boot *b, int better, double est)
+stats_outlier_runs(const struct stats_boot *b, int better)
 {
+	double best, lim;
 	size_t i, n = 0;
 
-	for (i = 0; est > 0 && i < b->n; i++)
-		if (better * (est - b->v[i]) / est * 100 >
-		    STATS_OUTLIER_RUN_PCT)
-			n++;
+	if (b->n == 0)
+		return 0;
+	best = b->v[0];
+	for (i = 1; i < b->n; i++)
+		if (better * (b->v[i] - best) > 0)
+			best = b->v[i];
+	lim = best * (1 - better * STATS_OUTLIER_RUN_PCT / 100);
+	for (i = 0; i < b->n; i++)
+		n += better * (b->v[i] - lim) < 0;
 	return n;
 }
 
@@ -1138,8 +1147,7 @@ stats_side_fill(struct stats_side *d, const struct stats_series *s)
 		d->boot_ids[i] = sorted[i].id;
 		d->boot_means[i] = stats_boot_mean(&sorted[i], s->better,
 		    scratch);
-		d->outlier_runs += stats_outlier_runs(&sorted[i], s->better,
-		    d->boot_means[i]);
+		d->outlier_runs += stats_outlier_runs(&sorted[i], s->better);
 		sum += d->boot_means[i];
 	}
 	free(sorted);
