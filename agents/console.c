@@ -110,22 +110,17 @@ console_pstore(const char *dir, struct buf *out)
 
 /* JSON strings must be UTF-8 and a dying kernel's bytes may not be:
    printable ASCII, newlines and tabs are kept, the rest replaced. */
-static json_t *
-console_text(const char *p, size_t n)
+static void
+console_clean(char *p, size_t n)
 {
-	char *s = xmalloc(n + 1);
-	json_t *j;
-
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)p[i];
 
-		s[i] = (ch == '\n' || ch == '\t' || (ch >= 0x20 && ch < 0x7f)) ?
-		    (char)ch : (ch == '\r' ? ' ' : '?');
+		if (ch == '\r')
+			p[i] = ' ';
+		else if (ch != '\n' && ch != '\t' && (ch < 0x20 || ch >= 0x7f))
+			p[i] = '?';
 	}
-	s[n] = '\0';
-	j = json_stringn(s, n);
-	free(s);
-	return j;
 }
 
 char *
@@ -146,7 +141,8 @@ console_attach(const struct agent_conf *c, long long mark, json_t *upload)
 	}
 	if (con.len > PROTO_MAX_CONSOLE)
 		off = con.len - PROTO_MAX_CONSOLE;
-	json_object_set_new(upload, PROTO_CONSOLE, console_text(con.data + off,
+	console_clean(con.data, con.len);
+	json_object_set_new(upload, PROTO_CONSOLE, json_stringn(con.data + off,
 	    con.len - off));
 	if ((p = memmem(con.data, con.len, "Kernel panic", 12))) {
 		size_t n = strcspn(p, "\r\n");
