@@ -32,6 +32,12 @@
 #include "lib/xalloc.h"
 
 #define BUILD_LOG_MAX	(64u << 20)	/* how much of a log we read back */
+/* A build whose log passes BUILD_LOG_LIMIT is stopped (a kernel build
+   at V=0 writes a few MiB); a finished build's log is kept to its first
+   and last BUILD_LOG_KEEP / 2 bytes, so what is stored and served stays
+   small whatever a hostile Makefile prints. */
+#define BUILD_LOG_LIMIT	(64LL << 20)
+#define BUILD_LOG_KEEP	(8LL << 20)
 /* Largest artifact copied out of a build (bzImage, System.map, config). */
 #define BUILD_ARTIFACT_MAX (256LL << 20)
 /* Largest private /tmp of a build (tmpfs: memory). */
@@ -438,6 +444,7 @@ struct build_monitor {
 	volatile int stop;
 	volatile int kill;		/* the build's cancel flag */
 	volatile int over;		/* killed for output_max */
+	volatile int log_over;		/* killed for BUILD_LOG_LIMIT */
 	long long out_size;
 };
 
@@ -471,6 +478,47 @@ build_du(const char *path)
 	return build_du_sum;
 }
 
+/* Keeps a log over BUILD_LOG_KEEP to its head and tail, with a line
+   saying how much was cut between them.  Errors are ignored: the log is
+   evidence, not a result. */
+static void
+build_log_trim(const char *log)
+{
+	long long half = BUILD_LOG_KEEP / 2, cut;
+	struct stat st;
+	char *tmp, *chunk;
+	FILE *in, *out;
+	size_t n;
+
+	if (stat(log, &st) != 0 || st.st_size <= BUILD_LOG_KEEP)
+		return;
+	cut = st.st_size - 2 * half;
+	tmp = xasprintf("%s.trim", log);
+	in = fopen(log, "r");
+	out = fopen(tmp, "w");
+	chunk = xmalloc(1 << 16);
+	if (!in || !out)
+		goto out;
+	for (long long left = half; left > 0 && (n = fread(chunk, 1,
+	    left < (1 << 16) ? (size_t)left : (1 << 16), in)) > 0; left -= n)
+		fwrite(chunk, 1, n, out);
+	fprintf(out, "\n[kperfci: %lld bytes of this log cut here; it is "
+	    "kept to its first and last %lld MiB]\n", cut, half >> 20);
+	if (fseeko(in, st.st_size - half, SEEK_SET) == 0)
+		while ((n = fread(chunk, 1, 1 << 16, in)) > 0)
+			fwrite(chunk, 1, n, out);
+	if (fclose(out) != 0 || rename(tmp, log) != 0)
+		unlink(tmp);
+	out = NULL;
+out:
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	free(chunk);
+	free(tmp);
+}
+
 /* Reads the log about once a second and reports building N%; every two
    seconds checks the output against its limit, and passes the daemon's
    stop on to the build. */
@@ -501,6 +549,11 @@ build_monitor_main(void *arg)
 				m->out_size += st.st_size;
 			if (m->out_size > m->out_max) {
 				m->over = 1;
+				m->kill = 1;
+			}
+			if (stat(m->log_path, &st) == 0 &&
+			    st.st_size > BUILD_LOG_LIMIT) {
+				m->log_over = 1;
 				m->kill = 1;
 			}
 		}
@@ -1145,6 +1198,11 @@ build_make(struct build_ctx *x)
 		buf_addf(&x->why, "build output over its limit (%lld MiB "
 		    "of at most %lld MiB, [build] output_max)",
 		    mon.out_size >> 20, mon.out_max >> 20);
+	} else if (r != 0 && mon.log_over) {
+		buf_reset(&x->why);
+		buf_addf(&x->why, "build log over its limit of %lld MiB (the "
+		    "build printed far more than a kernel build does)",
+		    BUILD_LOG_LIMIT >> 20);
 	}
 	return r != 0 ? -1 : 0;
 }
@@ -1259,6 +1317,8 @@ build_run(const struct build_spec *spec, const struct build_opts *opts,
 	build_report(opts, BUILD_DONE, 100);
 	rc = 0;
 out:
+	if (x.log)
+		build_log_trim(x.log);
 	if (x.have_slot)
 		build_slot_put();
 	if (x.lockfd != -1)

@@ -16,7 +16,7 @@ static pthread_mutex_t matrix_check_lock = PTHREAD_MUTEX_INITIALIZER;
 /* One run: its workload exists and takes these keys and values. */
 static int
 matrix_check_run(const char *name, const struct matrix_entry *e,
-    struct buf *err)
+    double *seconds, struct buf *err)
 {
 	const struct wl_def *d = wl_find(e->workload);
 	struct wl_run r;
@@ -34,6 +34,7 @@ matrix_check_run(const char *name, const struct matrix_entry *e,
 		    load_last_error());
 		return -1;
 	}
+	*seconds += r.seconds * (r.iterations + r.warmup);
 	wl_run_release(&r);
 	return 0;
 }
@@ -43,6 +44,7 @@ matrix_check(const char *name, const char *text, size_t len,
     struct buf *err)
 {
 	struct matrix m;
+	double seconds = 0;
 	int i, rc = -1;
 
 	pthread_mutex_lock(&matrix_check_lock);
@@ -58,8 +60,15 @@ matrix_check(const char *name, const char *text, size_t len,
 		goto out;
 	}
 	for (i = 0; i < m.n; i++)
-		if (matrix_check_run(name, &m.e[i], err) < 0)
+		if (matrix_check_run(name, &m.e[i], &seconds, err) < 0)
 			goto out;
+	/* every boot of a comparison runs the whole matrix */
+	if (seconds > MATRIX_CHECK_MAX_SECONDS) {
+		buf_addf(err, "%s: the matrix measures for %.0f s a boot "
+		    "(seconds x (iterations + warmup) over its runs); at most "
+		    "%d s", name, seconds, MATRIX_CHECK_MAX_SECONDS);
+		goto out;
+	}
 	rc = 0;
 out:
 	matrix_release(&m);	/* a failed parse leaves m empty */

@@ -15,9 +15,14 @@
 
 #include "lib/buf.h"
 
+/* What one boot may spend measuring (a matrix of ten 3600 s runs would
+   hold an agent for ten hours a boot). */
+#define MATRIX_CHECK_MAX_SECONDS	7200
+
 /*
  * 0 when text (len bytes; name is the file name in messages) is a matrix
- * with at least one run that kperfci-load would accept on some machine;
+ * with at least one run that kperfci-load would accept on some machine,
+ * measuring for at most MATRIX_CHECK_MAX_SECONDS a boot;
  * else -1 with one sentence in err ("name:line: ...").  Thread-safe.
  */
 int	matrix_check(const char *name, const char *text, size_t len,

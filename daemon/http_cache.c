@@ -52,7 +52,25 @@ http_cache_stats(unsigned long *hits, unsigned long *misses)
 	pthread_mutex_unlock(&hc_lock);
 }
 
-/* "path?k=v&k=v\nhost" */
+/* s with every byte that could delimit a key part ('%', '&', '=', '?',
+   control bytes, non-ASCII) as %XX, so distinct queries never share a
+   key ("x=%26limit%3D1" decodes to the pair x="&limit=1", not to
+   x="" and limit="1"). */
+static void
+hc_key_part(struct buf *k, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= 0x20 || c >= 0x7f || c == '%' || c == '&' ||
+		    c == '=' || c == '?')
+			buf_addf(k, "%%%02X", c);
+		else
+			buf_addch(k, (char)c);
+	}
+}
+
+/* "path?k=v&k=v\nhost", names and values escaped */
 static char *
 hc_key(const struct http_req *r, unsigned *hash)
 {
@@ -62,10 +80,14 @@ hc_key(const struct http_req *r, unsigned *hash)
 	size_t i;
 
 	buf_addstr(&k, r->path);
-	for (i = 0; i < r->nquery; i++)
-		buf_addf(&k, "%c%s=%s", i ? '&' : '?', r->query[i].name,
-		    r->query[i].value);
-	buf_addf(&k, "\n%s", h ? h : "");
+	for (i = 0; i < r->nquery; i++) {
+		buf_addch(&k, i ? '&' : '?');
+		hc_key_part(&k, r->query[i].name);
+		buf_addch(&k, '=');
+		hc_key_part(&k, r->query[i].value);
+	}
+	buf_addch(&k, '\n');
+	hc_key_part(&k, h ? h : "");
 	for (i = 0; i < k.len; i++)
 		x = (x ^ (unsigned char)k.data[i]) * 16777619u;
 	*hash = x;

@@ -2,6 +2,7 @@
  * intake: submissions (URL or mbox) and the fetch stage (see intake.h).
  */
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "daemon/app.h"
@@ -167,6 +168,16 @@ intake_thread_mbox(struct db *db, const struct db_series *s,
 }
 
 /*
+ * Decoding a thread costs several times its size (the split copies, the
+ * MIME trees, the picked series): a 60 MB upload took ~430 MB.  A thread
+ * over INTAKE_BIG is decoded by one fetch worker at a time, and each
+ * stage's input is freed as soon as the next has its copy, so the
+ * workers together hold at most one large thread's worth.
+ */
+#define INTAKE_BIG	(8u << 20)
+static pthread_mutex_t intake_big_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
  * queued -> fetched: get the thread, split it, decode every message, pick
  * the series, store it.  Messages that cannot be decoded are skipped (the
  * picker says what is missing); a thread where none can be is an error.
@@ -181,7 +192,7 @@ stage_fetch(struct stage_ctx *ctx)
 	struct msg **msgs = NULL;
 	struct series ser;
 	size_t i, n = 0;
-	int rc = STAGE_FAIL, got;
+	int rc = STAGE_FAIL, got, big = 0;
 
 	memset(&mb, 0, sizeof(mb));
 	memset(&ser, 0, sizeof(ser));
@@ -192,9 +203,14 @@ stage_fetch(struct stage_ctx *ctx)
 	}
 	if (intake_thread_mbox(ctx->db, &s, &mbox, &ctx->err) < 0)
 		goto out;
+	if (mbox.len > INTAKE_BIG) {
+		pthread_mutex_lock(&intake_big_lock);
+		big = 1;
+	}
 	if (mbox_split(mbox.data ? mbox.data : "", mbox.len, &mb,
 	    &ctx->err) < 0)
 		goto out;
+	buf_release(&mbox);
 	msgs = xcalloc(mb.n ? mb.n : 1, sizeof(*msgs));
 	for (i = 0; i < mb.n; i++) {
 		msgs[n] = xcalloc(1, sizeof(**msgs));
@@ -214,6 +230,7 @@ stage_fetch(struct stage_ctx *ctx)
 		    "in the mbox)", mb.n);
 		goto out;
 	}
+	mbox_release(&mb);
 	if (series_pick(msgs, n, s.has_upload ? NULL : s.msgid,
 	    s.req_version, &ser, &ctx->err) < 0)
 		goto out;
@@ -227,6 +244,8 @@ stage_fetch(struct stage_ctx *ctx)
 	    ser.version, ser.npatches);
 	rc = STAGE_OK;
 out:
+	if (big)
+		pthread_mutex_unlock(&intake_big_lock);
 	for (i = 0; i < n; i++) {
 		msg_release(msgs[i]);
 		free(msgs[i]);

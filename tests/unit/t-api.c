@@ -265,6 +265,46 @@ test_quota(void)
 	buf_release(&m);
 }
 
+/* GET /api/v1/series with the decoded query pairs given (name, value,
+   name, value, ..., NULL): the cache's misses before and after. */
+static unsigned long
+get_pairs(const char *const *kv)
+{
+	struct http_req r;
+	struct http_resp resp;
+	unsigned long h, m;
+
+	http_req_init(&r, "GET", "/api/v1/series", 1 << 20);
+	for (; *kv; kv += 2)
+		http_req_add_query(&r, kv[0], kv[1]);
+	r.db = app_db();
+	r.peer = "127.0.0.1";
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &r, &resp);
+	http_cache_stats(&h, &m);
+	http_resp_release(&resp);
+	http_req_release(&r);
+	return m;
+}
+
+/* ?x=%26limit%3D1 (one pair, x = "&limit=1") and ?x=&limit=1 (two) are
+   different requests: the second must not be answered from the first's
+   entry (issue 18, finding 9). */
+static void
+test_cache_key_escaping(void)
+{
+	static const char *const one[] = { "x", "&limit=1", NULL };
+	static const char *const two[] = { "x", "", "limit", "1", NULL };
+	unsigned long m1, m2, m3;
+
+	m1 = get_pairs(one);
+	m2 = get_pairs(two);
+	m3 = get_pairs(two);
+	ok(m2 == m1 + 1, "the cache keys on escaped pairs: ?x=&limit=1 is not "
+	    "the entry of ?x=%%26limit%%3D1");
+	ok(m3 == m2, "and is an entry of its own");
+}
+
 /*
  * The response cache: a repeated GET of the list is answered from it, and
  * any change to the store (here a new series) retires it at once.
@@ -294,6 +334,7 @@ test_response_cache(void)
 	res_free(&a);
 	res_free(&b);
 	res_free(&c);
+	test_cache_key_escaping();
 }
 
 static void

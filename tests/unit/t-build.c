@@ -540,6 +540,30 @@ test_escapes(void)
 	    "the private /tmp is bounded too: %s", bad.error);
 	extra.output_max = 0;
 
+	/* a build that prints without end: stopped, and its log kept to
+	   its head and tail (issue 18, finding 9: 350 MB were kept and
+	   served) */
+	hostile_branch("chatty", "for i in $$(seq 90); do head -c 1048576 "
+	    "/dev/zero | tr '\\0' x | fold -w 128; sleep 0.05; done");
+	ok(build("chatty", NULL, NULL, 120, &bad) == -1 &&
+	    strstr(bad.error, "build log over its limit"),
+	    "a build printing 90 MiB is stopped: %s", bad.error);
+	p = xasprintf("%s/build.log", bad.dir);
+	{
+		struct stat st;
+		char *g = xasprintf("grep -c 'bytes of this log cut here' %s",
+		    p);
+
+		s = capture(g);
+		ok(stat(p, &st) == 0 && st.st_size <= (9 << 20) &&
+		    atoi(s) == 1, "its log is kept to its first and last MiB "
+		    "(%lld bytes, saying so)",
+		    stat(p, &st) == 0 ? (long long)st.st_size : -1LL);
+		free(s);
+		free(g);
+	}
+	free(p);
+
 	sh("echo four > four.c && git add four.c && git commit -qm four");
 	ok(build("master", NULL, NULL, 60, &good) == 0,
 	    "a good build after the escapes works (%s)", good.error);
