@@ -73,6 +73,8 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +183,7 @@ static const struct {
 	{ "lower", CLAIM_DIR_DOWN }, { "less", CLAIM_DIR_DOWN },
 	{ "fewer", CLAIM_DIR_DOWN }, { "cut", CLAIM_DIR_DOWN },
 	{ "fall", CLAIM_DIR_DOWN }, { "shrink", CLAIM_DIR_DOWN },
+	{ "lose", CLAIM_DIR_WORSE }, { "loss", CLAIM_DIR_WORSE },
 	{ "increase", CLAIM_DIR_UP }, { "higher", CLAIM_DIR_UP },
 	{ "more", CLAIM_DIR_UP }, { "growth", CLAIM_DIR_UP },
 	{ "grow", CLAIM_DIR_UP }, { "rise", CLAIM_DIR_UP },
@@ -190,7 +193,7 @@ static const struct {
 static const char *const claims_config_words[] = {
 	"memory.max", "memory.high", "memory.low", "memory.min", "limit",
 	"set to", "threshold", "watermark", "ratio", "at most", "nr_task",
-	"swappiness", NULL,
+	"swappiness", "vm.", "sysctl", "default", "= ", NULL,
 };
 
 /* Counts: a bare number right before one of these is a condition. */
@@ -239,21 +242,22 @@ claims_starts_word(const char *s, size_t len, const char *w)
 static size_t
 claims_digits(const char *s, size_t len, double *v)
 {
+	char b[40];
 	size_t i = 0;
-	double d = 0, scale = 1;
 
 	while (i < len && isdigit((unsigned char)s[i]) && i < 18)
-		d = d * 10 + (s[i++] - '0');
+		i++;
 	if (!i)
 		return 0;
 	if (i + 1 < len && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
 		i++;
-		while (i < len && isdigit((unsigned char)s[i]) && i < 36) {
-			scale /= 10;
-			d += (s[i++] - '0') * scale;
-		}
+		while (i < len && isdigit((unsigned char)s[i]) && i < 36)
+			i++;
 	}
-	*v = d;
+	/* digits and one '.' only: strtod rounds them correctly */
+	memcpy(b, s, i);
+	b[i] = '\0';
+	*v = strtod(b, NULL);
 	return i;
 }
 
@@ -428,7 +432,8 @@ static int
 claims_folio_kb(const char *s, size_t len)
 {
 	for (size_t i = 0; i + 6 < len; i++) {
-		if (strncasecmp(s + i, "order ", 6) == 0 &&
+		if ((s[i] == 'o' || s[i] == 'O') &&
+		    strncasecmp(s + i, "order ", 6) == 0 &&
 		    isdigit((unsigned char)s[i + 6])) {
 			int o = s[i + 6] - '0';
 
@@ -503,6 +508,59 @@ claims_cond_merge(struct claim_cond *c, const struct claim_cond *o)
 }
 
 /*
+ * Which of claim_words[] s holds, as a bit mask: one pass over s, each
+ * position compared only with the patterns that start with its letter
+ * (a pass per pattern is what made a 1 MB letter slow).
+ */
+static signed char claims_first[26][16];	/* claim_words by letter */
+static unsigned char claims_plen[NELEM(claim_words)];
+static pthread_once_t claims_first_once = PTHREAD_ONCE_INIT;
+
+static void
+claims_first_init(void)
+{
+	_Static_assert(NELEM(claim_words) <= 64, "claim_words: a 64-bit mask");
+	memset(claims_first, -1, sizeof(claims_first));
+	for (size_t i = 0; i < NELEM(claim_words); i++) {
+		int c = tolower((unsigned char)claim_words[i].pat[0]) - 'a';
+		size_t k = 0;
+
+		claims_plen[i] = (unsigned char)strlen(claim_words[i].pat);
+		if (c < 0 || c >= 26)
+			continue;	/* every pattern starts with a letter */
+		while (k < 15 && claims_first[c][k] >= 0)
+			k++;
+		claims_first[c][k] = (signed char)i;
+	}
+}
+
+static uint64_t
+claims_scan(const char *s, size_t len)
+{
+	uint64_t hit = 0;
+
+	pthread_once(&claims_first_once, claims_first_init);
+	for (size_t i = 0; i + 1 < len; i++) {
+		int c = tolower((unsigned char)s[i]) - 'a';
+		int c1;
+
+		if (c < 0 || c >= 26 || claims_first[c][0] < 0)
+			continue;
+		c1 = tolower((unsigned char)s[i + 1]);
+		for (size_t k = 0; k < 16 && claims_first[c][k] >= 0; k++) {
+			int w = claims_first[c][k];
+			const char *p = claim_words[w].pat;
+
+			/* the second byte inline, then the rest */
+			if (c1 == p[1] && i + claims_plen[w] <= len &&
+			    !strncasecmp(s + i + 2, p + 2, claims_plen[w] - 2))
+				hit |= UINT64_C(1) << w;
+		}
+	}
+	return hit;
+}
+
+/*
  * Fills what s says of the conditions into c, where c does not know; the
  * counts nearest to [at, end) of s (0, 0: the first).
  */
@@ -511,10 +569,12 @@ claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
     size_t end)
 {
 	static const char *const threads[] = { "threads", "thread", NULL };
-	static const char *const procs[] = { "processes", "procs", NULL };
+	static const char *const procs[] = { "processes", "procs", "process",
+	    NULL };
 	static const char *const cpus[] = { "CPUs", "CPU", "cpus", NULL };
 	static const char *const memcgs[] = { "memcgs", "cgroups", "memcg",
 	    "freshly created memcgs", NULL };
+	uint64_t hit;
 
 	if (!s)
 		return;
@@ -534,12 +594,12 @@ claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
 		else if (claims_icontains(s, len, "anon"))
 			strcpy(c->mode, "anon");
 	}
+	hit = claims_scan(s, len);
 	for (size_t i = 0; i < NELEM(claim_words); i++) {
 		const struct claim_word *w = &claim_words[i];
 
 		if ((w->workload && c->workload[0]) || (w->lock && c->lock[0]) ||
-		    (!w->workload && !w->lock) ||
-		    !claims_icontains(s, len, w->pat))
+		    (!w->workload && !w->lock) || !(hit & (UINT64_C(1) << i)))
 			continue;
 		if (w->workload && !c->workload[0])
 			snprintf(c->workload, sizeof(c->workload), "%s",
@@ -560,13 +620,15 @@ static enum claim_metric
 claims_words_read(struct buf *words, const char *s, size_t len)
 {
 	enum claim_metric m = CLAIM_M_NONE;
+	uint64_t hit;
 
 	if (!s)
 		return m;
+	hit = claims_scan(s, len);
 	for (size_t i = 0; i < NELEM(claim_words); i++) {
 		const struct claim_word *w = &claim_words[i];
 
-		if (!claims_icontains(s, len, w->pat))
+		if (!(hit & (UINT64_C(1) << i)))
 			continue;
 		if (!words->data || !strstr(words->data, w->word))
 			buf_addf(words, "%s%s", words->len ? ", " : "",
@@ -581,19 +643,18 @@ claims_words_read(struct buf *words, const char *s, size_t len)
 static int
 claims_has_words(const char *s, size_t len)
 {
-	for (size_t i = 0; i < NELEM(claim_words); i++)
-		if (claims_icontains(s, len, claim_words[i].pat))
-			return 1;
-	return 0;
+	return claims_scan(s, len) != 0;
 }
 
 /* The metric class of s alone, CLAIM_M_NONE when it names none. */
 static enum claim_metric
 claims_class(const char *s, size_t len)
 {
+	uint64_t hit = claims_scan(s, len);
+
 	for (size_t i = 0; i < NELEM(claim_words); i++)
 		if (claim_words[i].metric != CLAIM_M_NONE &&
-		    claims_icontains(s, len, claim_words[i].pat))
+		    (hit & (UINT64_C(1) << i)))
 			return claim_words[i].metric;
 	return CLAIM_M_NONE;
 }
@@ -703,6 +764,7 @@ struct claims_ctx {
 	size_t		 first;		/* first claim of this message */
 	/* the current sentence up to its first number: shared conditions */
 	struct claims_span prefix;
+	int		 sent_words;	/* the sentence names a metric */
 };
 
 static struct claim *
@@ -892,7 +954,7 @@ claims_lkp_metric(const char *m, size_t l)
 	    "sys_time") || claims_icontains(m, l, "system_time"))
 		return CLAIM_M_TIME_SYS;
 	if (claims_icontains(m, l, "user%") || claims_icontains(m, l,
-	    "user_time"))
+	    "usr%") || claims_icontains(m, l, "user_time"))
 		return CLAIM_M_TIME_USER;
 	if (claims_icontains(m, l, "elapsed"))
 		return CLAIM_M_TIME_REAL;
@@ -989,6 +1051,8 @@ claims_mmtests_metric(const char *l, size_t n)
 		{ "elsp", CLAIM_M_TIME_REAL }, { "elapsed", CLAIM_M_TIME_REAL },
 		{ "real", CLAIM_M_TIME_REAL }, { "wall", CLAIM_M_TIME_REAL },
 		{ "syst", CLAIM_M_TIME_SYS }, { "sys", CLAIM_M_TIME_SYS },
+		/* thpscale: fault-base, fault-huge, fault-both (usec) */
+		{ "fault-b", CLAIM_M_LATENCY }, { "fault-h", CLAIM_M_LATENCY },
 		{ "user", CLAIM_M_TIME_USER }, { "lat", CLAIM_M_LATENCY },
 		{ "tput", CLAIM_M_RATE }, { "/sec", CLAIM_M_RATE },
 		{ "ops", CLAIM_M_RATE }, { "trans", CLAIM_M_RATE },
@@ -1022,6 +1086,8 @@ claims_rule_mmtests(struct claims_ctx *x, const char *line, size_t len)
 
 	while (i < len && line[i] == ' ')
 		i++;
+	if (i >= len || !strchr("AHGMSCRB", line[i]))
+		return 0;
 	for (s = claim_stats; *s && !claims_starts_word(line + i, len - i, *s);
 	    s++)
 		;
@@ -1168,6 +1234,8 @@ claims_sweep_what(const char *t, size_t l)
 
 	if (l && t[l - 1] == ':')
 		l--;
+	if (l < 4 || l > 10 || !strchr("tTnNcCjJpP", t[0]))
+		return -1;
 	for (size_t i = 0; i < NELEM(h); i++)
 		if (l == strlen(h[i].w) && !strncasecmp(t, h[i].w, l))
 			return h[i].what;
@@ -1605,7 +1673,8 @@ claims_is_skipped_line(const char *p, size_t len)
 	size_t i = 0, k;
 
 	for (const char *const *t = trailers; *t; t++)
-		if (!strncmp(p, *t, strlen(*t)) && len >= strlen(*t))
+		if (len && p[0] == (*t)[0] && len >= strlen(*t) &&
+		    !strncmp(p, *t, strlen(*t)))
 			return 1;
 	while (i < len && (p[i] == ' ' || p[i] == '\t'))
 		i++;
@@ -1650,7 +1719,8 @@ claims_cites_other_work(const char *s, size_t len)
 			if (j < len && s[j] == ']')
 				return 1;
 		}
-		if (i + 7 < len && !strncasecmp(s + i, "commit ", 7)) {
+		if ((s[i] == 'c' || s[i] == 'C') && i + 7 < len &&
+		    !strncasecmp(s + i, "commit ", 7)) {
 			size_t j = i + 7, n = 0;
 
 			while (j < len && isxdigit((unsigned char)s[j]))
@@ -1730,6 +1800,10 @@ claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 		claims_word_before(s, st, w, sizeof(w), &st);
 	if (!strcmp(w, "up"))
 		return CLAIM_DIR_UP;
+	if (strcmp(w, "by") && strcmp(w, "to") && strcmp(w, "than") &&
+	    claims_change_word(w) != CLAIM_DIR_NONE && strcmp(w, "less") &&
+	    strcmp(w, "more") && strcmp(w, "lower") && strcmp(w, "higher"))
+		return claims_change_word(w);
 	if (!strcmp(w, "down"))
 		return CLAIM_DIR_DOWN;
 	/* "... reduced by N%", "drop by N%" */
@@ -1845,6 +1919,14 @@ claims_numbers(const char *s, size_t len, struct claims_num *v, size_t max)
 				continue;
 			}
 		}
+		/* "10%-18%", "3-8%": the range's end, not a new value; the
+		   range is read by its first value */
+		if (n > 0 && i > 0 && s[i - 1] == '-' && v[n - 1].end == i - 1) {
+			if (!v[n - 1].unit[0])
+				memcpy(v[n - 1].unit, num->unit, 8);
+			i = e - 1;
+			continue;
+		}
 		num->at = i;
 		num->end = e;
 		if (i > 0 && s[i - 1] == '+')
@@ -1873,6 +1955,8 @@ claims_clause(const char *s, size_t lo, size_t hi, size_t at, size_t end,
 	for (size_t j = at; j > lo; j--) {
 		const char *const *c;
 
+		if (s[j - 1] != ' ')
+			continue;	/* every cut ends with a space */
 		for (c = claims_clause_cuts; *c; c++) {
 			size_t cl = strlen(*c);
 
@@ -1887,6 +1971,8 @@ claims_clause(const char *s, size_t lo, size_t hi, size_t at, size_t end,
 	for (size_t j = end; j < hi; j++) {
 		const char *const *c;
 
+		if (!strchr(",;: ", s[j]) || !s[j])
+			continue;
 		for (c = claims_clause_cuts; *c; c++)
 			if (j + strlen(*c) <= hi && !strncmp(s + j, *c,
 			    strlen(*c)))
@@ -1978,7 +2064,7 @@ claims_describe_prose(struct claims_ctx *x, struct claim *c,
 			m = mi;
 	}
 	/* a sentence naming no metric speaks of the table above it */
-	if (!words.len && x->caption && !claims_has_words(a->s, a->len))
+	if (!words.len && x->caption && !x->sent_words)
 		m = claims_words_read(&words, x->caption, strlen(x->caption));
 	claims_set_words(c, &words, m);
 }
@@ -2095,7 +2181,8 @@ claims_single(struct claims_ctx *x, const char *s, size_t len,
 		c->has_change = 1;
 		c->dir = num[i].sign ? CLAIM_DIR_NONE : d;
 		c->change_pct = num[i].sign ? num[i].sign * num[i].v :
-		    d == CLAIM_DIR_DOWN ? -num[i].v : num[i].v;
+		    d == CLAIM_DIR_DOWN || d == CLAIM_DIR_WORSE ? -num[i].v :
+		    num[i].v;
 		strcpy(c->unit, "%");
 		claims_describe_prose(x, c, &a);
 		return 0;
@@ -2198,12 +2285,14 @@ claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
  */
 static void
 claims_sentence_after(struct claims_ctx *x, const char *s, size_t len,
-    size_t first)
+    size_t first, size_t nnum)
 {
 	struct claim_cond sc;
 
 	claims_cond_init(&sc);
-	claims_cond_read(&sc, s, len);
+	/* counts need digits; a sentence without numbers has none */
+	if (x->out->n == first && nnum)
+		claims_cond_read(&sc, s, len);
 	if (x->out->n == first && claims_cond_has_counts(&sc)) {
 		struct claim_cond counts = sc;
 
@@ -2230,19 +2319,22 @@ static void
 claims_sentence(struct claims_ctx *x, const char *s, size_t len)
 {
 	struct claims_num num[24];
-	size_t n, first = x->out->n;
+	size_t n, d, first = x->out->n;
 
 	if (len == 0 || claims_cites_other_work(s, len))
 		return;
 	n = claims_numbers(s, len, num, NELEM(num));
 	x->prefix.s = s;
 	x->prefix.len = n ? num[0].at : len;
+	x->sent_words = claims_has_words(s, len);
 	if (n)
 		claims_sentence_claims(x, s, len, num, n);
-	claims_sentence_after(x, s, len, first);
+	for (d = 0; d < len && !isdigit((unsigned char)s[d]); d++)
+		;
+	claims_sentence_after(x, s, len, first, d < len);
 	/* a sentence ending in ':' or naming a metric captions the table
 	   that follows */
-	if (s[len - 1] == ':' || claims_has_words(s, len)) {
+	if (s[len - 1] == ':' || x->sent_words) {
 		free(x->caption);
 		x->caption = xstrndup(s, len);
 	}
@@ -2289,10 +2381,42 @@ claims_paragraph(struct claims_ctx *x, struct buf *para)
 
 /* ---- the body ---------------------------------------------------------- */
 
+/* "- FPS improves by ~3.8%", "* ...", "2. ...": a list item. */
+static int
+claims_is_list_item(const char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && i < 4 && p[i] == ' ')
+		i++;
+	if (i + 1 < len && (p[i] == '-' || p[i] == '*') && p[i + 1] == ' ')
+		return 1;
+	if (i + 3 <= len && !strncmp(p + i, "\xe2\x80\xa2", 3))
+		return 1;
+	while (i < len && isdigit((unsigned char)p[i]))
+		i++;
+	return i > 0 && i + 1 < len && isdigit((unsigned char)p[i - 1]) &&
+	    (p[i] == '.' || p[i] == ')') && p[i + 1] == ' ';
+}
+
 /* A data line: 1 when a line rule read it. */
 static int
 claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
 {
+	size_t i = 0, j;
+
+	/* the rules read numbers; a line without one can only be a sweep's
+	   header ("threads base patched") or end a sweep */
+	while (i < len && !isdigit((unsigned char)p[i]))
+		i++;
+	if (i == len && !x->sweep.mode) {
+		for (i = 0; i < len && isspace((unsigned char)p[i]); i++)
+			;
+		for (j = i; j < len && !isspace((unsigned char)p[j]); j++)
+			;
+		if (claims_sweep_what(p + i, j - i) < 0)
+			return 0;
+	}
 	return claims_rule_sweep(x, p, len) ||
 	    claims_rule_lkp_row(x, p, len) ||
 	    claims_rule_mmtests(x, p, len) ||
@@ -2370,6 +2494,9 @@ claims_extract(struct claims *out, const char *body, const char *where)
 				continue;
 			}
 		}
+		/* a list item is a sentence of its own */
+		if (claims_is_list_item(p, len))
+			claims_paragraph(&x, &para);
 		if (para.len)
 			buf_addch(&para, ' ');
 		buf_add(&para, p, len);

@@ -163,10 +163,20 @@ def main():
     t0 = time.monotonic()
     run(now, big)
     t1 = time.monotonic()
+    tc = os.environ.get("CLAIMS_T_CLAIMS")
+    if tc and os.path.exists(tc):
+        body_file = big + ".body"
+        open(body_file, "w").write(text)
+        out = subprocess.run([tc, "--extract-ms", body_file],
+                             capture_output=True, text=True).stdout.split()
+        os.unlink(body_file)
+        if out:
+            print("a 1 MB letter (%s bytes): claims_extract %s ms, best of 5 "
+                  "(target: under 50 ms); %s claims" % (out[1], out[0],
+                                                       out[2]))
     os.unlink(big)
-    print("a 1 MB letter: %.0f ms for the whole command (target: "
-          "extraction under 50 ms)" % ((t1 - t0) * 1000))
-
+    print("the whole `kperfci series claims` on it (mbox parse included): "
+          "%.0f ms" % ((t1 - t0) * 1000))
 
 if __name__ == "__main__":
     main()

@@ -8,8 +8,10 @@
  * the daemon's own decision rule (stats_compare, one look).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -71,6 +73,213 @@ test_rules(void)
 	    c->change_pct == 7, "conditions: order 4 is 64 kB; signed change");
 }
 
+/* The claims of body, any number. */
+static size_t
+all(const char *body)
+{
+	claims_release(&cs);
+	claims_extract(&cs, body, "test");
+	return cs.n;
+}
+
+static void
+test_lkp(void)
+{
+	const struct claim *c;
+
+	c = one("   7291345 \xc2\xb1  2%     +12.3%    8188182        "
+	    "will-it-scale.per_process_ops\n");
+	ok(c && !strcmp(c->rule, "lkp-row") && c->before == 7291345 &&
+	    c->after == 8188182 && c->change_pct == 12.3 &&
+	    c->metric == CLAIM_M_RATE && !c->has_points,
+	    "lkp-row: value, %%change, value, metric");
+	c = one("     44.42            -3.1       41.32        "
+	    "mpstat.cpu.all.sys%\n");
+	ok(c && c->has_points && c->change_pts == -3.1 &&
+	    fabs(c->change_pct - (41.32 - 44.42) / 44.42 * 100) < 1e-9 &&
+	    c->metric == CLAIM_M_TIME_SYS && !strcmp(c->unit, "%"),
+	    "lkp-row: a '%%' metric changes in points; the relative change "
+	    "comes from the values");
+	c = one("     12.10            +6.2       18.33        "
+	    "perf-profile.self.cycles-pp.clear_page_erms\n");
+	ok(c && c->has_points && c->metric == CLAIM_M_PROFILE,
+	    "lkp-row: a perf-profile row is a profile share, in points");
+	c = one("     38.20           -30.3        7.90        perf-profile."
+	    "calltrace.cycles-pp._raw_spin_lock_irqsave.folio_lruvec_lock\n");
+	ok(c && c->metric == CLAIM_M_LOCK, "lkp-row: a lock's profile row is "
+	    "lock contention");
+	ok(all("     44.42                     41.32        "
+	    "mpstat.cpu.all.sys%\n") == 0, "lkp-row: no change column, no claim");
+	ok(all("commit:\n  9a1f3e2c7b44 (\"mm: a\")\n  3d5f7a1b9c0e (\"mm: b\")\n"
+	    "\n9a1f3e2c7b44 3d5f7a1b9c0e\n---------------- -----------\n"
+	    "         %stddev     %change         %stddev\n"
+	    "             \\          |                \\\n") == 0,
+	    "lkp: commit ids and the table's header are not claims");
+	ok(all("test machine: 104 threads 2 sockets with 192G memory\n"
+	    "parameters:\n\n\tnr_task: 100%\n\tmode: process\n"
+	    "\truntime: 300s\n") == 0,
+	    "lkp: the machine and the parameters are not claims");
+	ok(all("kernel test robot noticed a 12.3% improvement of "
+	    "will-it-scale.per_process_ops on:\n\n"
+	    "     70109 \xc2\xb1  2%     +12.3%      78732        "
+	    "will-it-scale.per_process_ops\n") == 1 &&
+	    !strcmp(cs.v[0].rule, "lkp-row"),
+	    "lkp: the headline is its table's row, listed once");
+}
+
+static void
+test_mmtests(void)
+{
+	size_t n;
+
+	n = all("Amean     elsp-64       221.87 (   0.00%)      216.02 *   "
+	    "2.64%*\n");
+	ok(n == 1 && !strcmp(cs.v[0].rule, "mmtests-row") &&
+	    cs.v[0].before == 221.87 && cs.v[0].after == 216.02 &&
+	    cs.v[0].cond.threads == 64 && cs.v[0].metric == CLAIM_M_TIME_REAL &&
+	    cs.v[0].change_pct < 0,
+	    "mmtests-row: the base column is no claim; elsp-64 is real time "
+	    "at 64 threads");
+	n = all("Hmean     faults/sec-16 6210345.77 (   0.00%)  6801220.10 *   "
+	    "9.51%*  7020133.45 *  13.04%*\n");
+	ok(n == 2 && cs.v[0].after == 6801220.10 && cs.v[1].after ==
+	    7020133.45 && cs.v[1].before == 6210345.77 &&
+	    cs.v[0].metric == CLAIM_M_RATE && cs.v[1].cond.threads == 16,
+	    "mmtests-row: each later column against the base");
+	ok(all("Stddev    elsp-256        0.85 (   0.00%)        0.61 (  "
+	    "28.24%)\nCoeffVar  elsp-256        0.62 (   0.00%)        0.46 "
+	    "(  25.81%)\n") == 0, "mmtests-row: Stddev and CoeffVar rows "
+	    "claim nothing (and are not 'not understood')");
+	n = all("Amean     syst-256     3097.23 (   0.00%)     2804.27 *   "
+	    "9.46%*\n");
+	ok(n == 1 && cs.v[0].metric == CLAIM_M_TIME_SYS, "mmtests-row: syst "
+	    "is sys time");
+}
+
+static void
+test_sweep(void)
+{
+	size_t n;
+
+	n = all("throughput by thread count:\n\n"
+	    "  threads      base     patched    change\n"
+	    "        1    512345      514201     +0.4%\n"
+	    "       16   5120934     5689123    +11.1%\n");
+	ok(n == 2 && !strcmp(cs.v[0].rule, "sweep-row") &&
+	    cs.v[0].cond.threads == 1 && cs.v[1].cond.threads == 16 &&
+	    cs.v[1].change_pct == 11.1 && cs.v[1].metric == CLAIM_M_RATE,
+	    "sweep-row: a row per count, each its own thread count");
+	n = all("throughput by thread count:\n\n"
+	    "nr_threads       1        2        4\n"
+	    "base         10.21    19.88    38.01\n"
+	    "patched      10.25    20.10    39.87\n");
+	ok(n == 3 && cs.v[2].cond.threads == 4 && cs.v[2].before == 38.01 &&
+	    cs.v[2].after == 39.87, "sweep-row: a column per count");
+	n = all("The gain grows with the thread count: 3% at 4 threads, 8% at "
+	    "8 threads and 15% at 16 threads.\n");
+	ok(n == 3 && cs.v[0].cond.threads == 4 && cs.v[1].cond.threads == 8 &&
+	    cs.v[2].cond.threads == 16 && cs.v[2].kind == CLAIM_CHANGE &&
+	    cs.v[2].change_pct == 15,
+	    "a sweep in prose: each value with its own thread count");
+	ok(all("Threads are pinned to CPUs and run on both sockets.\n") == 0,
+	    "a sentence starting with 'Threads' is no sweep header");
+}
+
+static void
+test_arrows(void)
+{
+	const struct claim *c;
+
+	c = one("perf lock contention, lruvec lock:\n\n"
+	    "    contended     1800223 -> 402117\n");
+	ok(c && !strcmp(c->rule, "arrow-line") && c->before == 1800223 &&
+	    c->after == 402117 && c->metric == CLAIM_M_LOCK &&
+	    strstr(c->words, "contended"), "arrow-line: a contended count");
+	c = one("    total wait    33.10 s -> 5.02 s\n");
+	ok(c && c->before == 33.10 && c->after == 5.02 &&
+	    !strcmp(c->unit, "s") && c->metric == CLAIM_M_LOCK,
+	    "arrow-line: a unit after a space");
+	c = one("    real  12m03s -> 9m41s\n");
+	ok(c && c->before == 723 && c->after == 581 &&
+	    c->metric == CLAIM_M_TIME_REAL, "arrow-line: time(1) minutes");
+	c = one("real 3m05.112s -> 2m40.087s\n");
+	ok(c && fabs(c->before - 185.112) < 1e-9 &&
+	    fabs(c->after - 160.087) < 1e-9, "arrow-line: XmY.Zs");
+	c = one("    _raw_spin_lock_irqsave      38.20% -> 7.90%\n");
+	ok(c && c->metric == CLAIM_M_LOCK, "arrow-line: a spinlock's share "
+	    "is lock contention");
+	c = one("    clear_page_erms             12.10% -> 18.33%\n");
+	ok(c && c->metric == CLAIM_M_PROFILE, "arrow-line: another function's "
+	    "share is a profile share");
+	ok(all("- patch 2: fix the comment (line 812 -> 815)\n"
+	    "- v1 -> v2: split out the vmscan part\n"
+	    "- rebased from 6.12-rc3 -> 6.13-rc1\n") == 0,
+	    "line numbers, versions: no claims");
+	c = one("The whole suite went from 1:02:11 to 0:58:40.\n");
+	ok(c && !strcmp(c->rule, "from-to") && c->before == 3731 &&
+	    c->after == 3520 && c->metric == CLAIM_M_TIME_REAL,
+	    "from-to: h:mm:ss durations are real time");
+	c = one("The contended count drops from 912344 to 120983.\n");
+	ok(c && c->before == 912344 && c->metric == CLAIM_M_LOCK,
+	    "from-to: counts with a metric word");
+	ok(all("We scale from 16 to 64 threads.\n") == 0,
+	    "from-to: counts of threads are conditions, not values");
+}
+
+static void
+test_prose(void)
+{
+	size_t n;
+
+	n = all("will-it-scale page_fault2 improves by 7.5% and the memhog "
+	    "test's sys time drops from 629.1s to 457.5s.\n");
+	ok(n == 2 && cs.v[0].kind == CLAIM_CHANGE && cs.v[0].change_pct == 7.5 &&
+	    cs.v[0].metric == CLAIM_M_NONE &&
+	    !strcmp(cs.v[0].cond.workload, "page-fault") &&
+	    cs.v[1].kind == CLAIM_BEFORE_AFTER &&
+	    cs.v[1].metric == CLAIM_M_TIME_SYS && cs.v[1].before == 629.1 &&
+	    !strcmp(cs.v[1].cond.workload, "swap-memhog"),
+	    "two claims in one sentence, each with its own metric");
+	n = all("Throughput improves by 4% with 8 threads and by 11% with 64 "
+	    "threads.\n");
+	ok(n == 2 && cs.v[0].cond.threads == 8 && cs.v[1].cond.threads == 64 &&
+	    cs.v[1].kind == CLAIM_CHANGE && cs.v[1].metric == CLAIM_M_RATE,
+	    "each number its own thread count; the metric from the head");
+	n = all("The sys time drops from 629.1s to 457.5s with memhog. The "
+	    "memhog test runs 32 processes in 32 memcgs.\n");
+	ok(n == 1 && cs.v[0].cond.processes == 32 && cs.v[0].cond.memcgs == 32,
+	    "a set-up sentence after a claim fills in its counts");
+	ok(all("We set memory.high to 80% of memory.max for every memcg.\n") ==
+	    0, "configuration is not a claim (nor not understood)");
+	ok(all("About 25% of the time spent holding lru_lock goes to the "
+	    "stats. No functional change; 100% of callers are converted.\n") ==
+	    0, "a share of what no metric names is not a claim");
+	ok(all("The throttle sleeps in 20 ms steps.\n") == 0,
+	    "a duration nothing measures is not a claim");
+	n = all("A root flush took 69us idle and ~0.9ms with 128 memcgs.\n");
+	ok(n == 1 && cs.v[0].kind == CLAIM_LEVEL && cs.v[0].before == 69,
+	    "a context sentence is listed once");
+	n = all("page_fault2 gains 10%-18% on 4-socket machines.\n");
+	ok(n == 1 && cs.v[0].change_pct == 10 && cs.v[0].dir ==
+	    CLAIM_DIR_BETTER, "a range: its lower end, not a -18%% drop");
+	n = all("As a result:\n- throughput improves by ~3.8%\n- sys time "
+	    "drops from ~20.1% to ~18.7%\n");
+	ok(n == 2 && cs.v[0].metric == CLAIM_M_RATE &&
+	    cs.v[1].metric == CLAIM_M_TIME_SYS, "list items are sentences");
+	n = all("the GET throughput up 3.2%, with the p50 latency unchanged at "
+	    "0.175ms.\n");
+	ok(n == 2 && cs.v[0].dir == CLAIM_DIR_UP && cs.v[1].kind ==
+	    CLAIM_LEVEL && cs.v[1].metric == CLAIM_M_LATENCY,
+	    "up N%%: a change; a latency level in the next clause");
+	ok(all("Tested on v6.12-rc4 (commit 6d4675e60135) with 4 CPUs, 8G of "
+	    "memory, 2 runs each, on 2024-11-04.\n") == 0,
+	    "versions, commit ids, machine sizes, counts, dates: nothing");
+	claims_release(&cs);
+	claims_extract(&cs, "It is 12% faster for shmem.\n", "cover letter");
+	claims_extract(&cs, "It is 12% faster for shmem.\n", "patch 1/1");
+	ok(cs.n == 1, "identical claims are listed once");
+}
+
 static void
 test_check(void)
 {
@@ -104,6 +313,20 @@ test_check(void)
 	c.change_pct = 12;
 	claims_check(&c, rows, 3, &k);
 	ok(k.verdict == CLAIM_CONSISTENT, "12 in [10, 18]: consistent");
+	ok(strstr(k.why, "20 threads of the author's 80 CPUs") &&
+	    strstr(k.why, "ntasks=2"), "why: the share that chose the row "
+	    "(%s)", k.why);
+	c.cond.cpus = CLAIM_NONE;
+	c.cond.threads = 3;
+	claims_check(&c, rows, 3, &k);
+	ok(k.row == 1 && strstr(k.why, "nearest task count, ntasks=4"),
+	    "3 threads, no machine size: the nearest count, 4, and why (%s)",
+	    k.why);
+	c.cond.threads = 2;
+	claims_check(&c, rows, 3, &k);
+	ok(k.row == 0, "2 threads: the row with 2 tasks");
+	c.cond.threads = 20;
+	c.cond.cpus = 80;
 
 	memset(&c.cond, 0, sizeof(c.cond));
 	c.cond.threads = c.cond.cpus = c.cond.folio_kb = CLAIM_NONE;
@@ -125,6 +348,37 @@ test_check(void)
 	claims_check(&c, rows, 3, &k);
 	ok(k.row == -1 && k.verdict == CLAIM_NOT_MEASURED,
 	    "no row of the workload: not measured here");
+	{
+		struct claim_row lk[] = {
+			{ "lock-contention", "lock=lru_lock,ntasks=4",
+			    "wait_share", "improvement", -1, -40, -50, -30, 1,
+			    0.01, 1 },
+			{ "lock-contention", "lock=lru_lock,ntasks=4",
+			    "wait_count", "improvement", -1, -70, -80, -60, 1,
+			    0.01, 1 },
+		};
+		struct claim l = c;
+
+		l.kind = CLAIM_BEFORE_AFTER;
+		l.metric = CLAIM_M_LOCK;
+		l.words = "contended";
+		l.change_pct = -77.7;
+		l.dir = CLAIM_DIR_NONE;
+		strcpy(l.cond.lock, "lru_lock");
+		l.cond.workload[0] = '\0';
+		claims_check(&l, lk, 2, &k);
+		ok(k.row == 1 && k.verdict == CLAIM_CONSISTENT,
+		    "a contended count maps to the lock's wait_count row");
+		l.words = "lock contention";
+		claims_check(&l, lk, 2, &k);
+		ok(k.row == 0, "a lock share maps to wait_share");
+		l.metric = CLAIM_M_PROFILE;
+		l.words = "clear_page_erms";
+		claims_check(&l, lk, 2, &k);
+		ok(k.row == -1 && k.verdict == CLAIM_NOT_MEASURED &&
+		    strstr(k.why, "clear_page_erms"),
+		    "a profile share: not measured here, and why");
+	}
 	c.kind = CLAIM_LEVEL;
 	claims_check(&c, rows, 3, &k);
 	ok(k.verdict == CLAIM_CONTEXT, "a level is context, not checked");
@@ -262,12 +516,52 @@ test_prefix_lifetime(void)
 	buf_release(&t);
 }
 
+/* `t-claims --extract-ms FILE`: CPU ms claims_extract takes on FILE's text
+   (make bench-claims: the 50 ms target for a 1 MB letter). */
+static int
+extract_ms(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct buf b = BUF_INIT(0);
+	char chunk[65536];
+	size_t n;
+	struct timespec t0, t1;
+	double best = 1e9;
+
+	if (!f)
+		return 1;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	for (int r = 0; r < 5; r++) {
+		claims_release(&cs);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		claims_extract(&cs, b.data ? b.data : "", "bench");
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		if ((t1.tv_sec - t0.tv_sec) * 1e3 +
+		    (t1.tv_nsec - t0.tv_nsec) / 1e6 < best)
+			best = (t1.tv_sec - t0.tv_sec) * 1e3 +
+			    (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	}
+	printf("%.1f %zu %zu\n", best, b.len, cs.n);
+	claims_release(&cs);
+	buf_release(&b);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--bench"))
 		return bench(argc > 2 ? atoi(argv[2]) : 400);
+	if (argc > 2 && !strcmp(argv[1], "--extract-ms"))
+		return extract_ms(argv[2]);
 	test_rules();
+	test_lkp();
+	test_mmtests();
+	test_sweep();
+	test_arrows();
+	test_prose();
 	test_prefix_lifetime();
 	test_check();
 	test_boots();
