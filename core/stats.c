@@ -126,6 +126,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "core/claims.h"
 #include "core/stats.h"
 #include "lib/buf.h"
 #include "lib/log.h"
@@ -141,6 +142,7 @@
 #define STATS_SPEND_POST	0.01	/* share of alpha between it and the
 					   last look */
 #define STATS_SPEND_LAST	0.08	/* share of alpha at the last look */
+#define STATS_NEED_POWER	0.95	/* boots_needed: the power planned */
 #define STATS_OUTLIER_RUN_PCT	5.0	/* a run this much worse than its
 					   boot's best is left out of the
 					   boot's estimate (outlier_runs) */
@@ -1659,6 +1661,7 @@ stats_compare(const struct stats_set *base, const struct stats_set *test,
 	res->n = n;
 	free(keys);
 	free(rows);
+	stats_result_boots_needed(res, NULL, NULL);
 	return 0;
 }
 
@@ -1671,6 +1674,57 @@ stats_result_release(struct stats_result *res)
 		stats_row_release(&res->rows[i]);
 	free(res->rows);
 	memset(res, 0, sizeof(*res));
+}
+
+/* The pooled per-boot % spread of a row's two sides, or NAN. */
+static double
+stats_row_cv(const struct stats_row *r)
+{
+	double ss = 0;
+	int dof = 0;
+
+	if (r->base.nboots >= 2) {
+		ss += (r->base.nboots - 1) * r->base.pct_stddev *
+		    r->base.pct_stddev;
+		dof += (int)r->base.nboots - 1;
+	}
+	if (r->test.nboots >= 2) {
+		ss += (r->test.nboots - 1) * r->test.pct_stddev *
+		    r->test.pct_stddev;
+		dof += (int)r->test.nboots - 1;
+	}
+	return dof ? sqrt(ss / dof) : NAN;
+}
+
+void
+stats_result_boots_needed(struct stats_result *res,
+    double (*cv)(const struct stats_row *, void *), void *arg)
+{
+	size_t i, nprim = 0;
+	double a;
+
+	for (i = 0; i < res->n; i++)
+		nprim += res->rows[i].primary;
+	a = res->opts.alpha / (nprim ? (double)nprim : 1);
+	for (i = 0; i < res->n; i++) {
+		struct stats_row *r = &res->rows[i];
+		double c = cv ? cv(r, arg) : NAN;
+
+		r->boots_needed = 0;
+		r->boots_needed_cv = NAN;
+		r->boots_needed_class = 0;
+		if (!r->primary || r->verdict != STATS_INCONCLUSIVE)
+			continue;
+		if (isfinite(c) && c > 0)
+			r->boots_needed_class = 1;
+		else
+			c = stats_row_cv(r);
+		if (!isfinite(c) || c <= 0)
+			continue;
+		r->boots_needed = claims_boots_needed(c,
+		    res->opts.nochange_halfwidth, a, STATS_NEED_POWER);
+		r->boots_needed_cv = c;
+	}
 }
 
 int
@@ -1777,7 +1831,7 @@ static json_t *
 stats_row_json(const struct stats_row *r)
 {
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:b,s:o,s:[o,o],"
-	    "s:[o,o],s:s,s:o,s:b,s:o,s:o,s:b,s:o,s:i,s:o,s:o}",
+	    "s:[o,o],s:s,s:o,s:b,s:o,s:o,s:b,s:o,s:i,s:o,s:o,s:o,s:o,s:o}",
 	    "workload", r->workload,
 	    "params", r->params,
 	    "metric", r->metric,
@@ -1798,6 +1852,11 @@ stats_row_json(const struct stats_row *r)
 	    "outlier", r->outlier,
 	    "alpha_look", stats_json_num(r->alpha_look),
 	    "decided_look", r->decided_look,
+	    "boots_needed", r->boots_needed > 0 ?
+	    json_integer(r->boots_needed) : json_null(),
+	    "boots_needed_cv", stats_json_num(r->boots_needed_cv),
+	    "boots_needed_noise", r->boots_needed <= 0 ? json_null() :
+	    json_string(r->boots_needed_class ? "class" : "comparison"),
 	    "base", stats_side_json(&r->base),
 	    "test", stats_side_json(&r->test));
 }
@@ -1883,6 +1942,13 @@ stats_result_print_table(FILE *f, const struct stats_result *res)
 		    r->params, r->unit, r->primary ? "" : " [secondary]");
 		if (r->verdict == STATS_NO_CHANGE)
 			fprintf(f, "  no change\n");
+		else if (r->boots_needed > 0)
+			fprintf(f, "  %s: %s; %d boots per side would tell a "
+			    "%g%% change (%.2f%% per-boot spread%s)\n",
+			    stats_verdict_name(r->verdict), r->reason,
+			    r->boots_needed, res->opts.nochange_halfwidth,
+			    r->boots_needed_cv, r->boots_needed_class ?
+			    ", the class's" : "");
 		else
 			fprintf(f, "  %s: %s\n", stats_verdict_name(r->verdict),
 			    r->reason);

@@ -228,6 +228,13 @@ struct stats_row {
 	int	 significant;	/* CI excludes 0 and p_adjusted <=
 				   alpha_look */
 	enum stats_verdict verdict;
+	int	 boots_needed;	/* an inconclusive primary row: boots per
+				   side that tell a change of
+				   nochange_halfwidth at one look
+				   (stats_result_boots_needed); else 0 */
+	double	 boots_needed_cv; /* the per-boot % spread it rests on */
+	int	 boots_needed_class; /* 1: the class's pooled noise, 0: this
+				   comparison's own spread */
 	int	 decided_look;	/* the look of the plan that reached the
 				   verdict (kept at every later look); 0:
 				   undecided, or a single look */
@@ -279,6 +286,18 @@ int	stats_need_more(const struct stats_result *, int boots_done,
 	    int max_boots);
 int	stats_row_need_more(const struct stats_row *, int boots_done,
 	    int max_boots);
+
+/*
+ * What an inconclusive primary row would take: for each, the boots per
+ * side a one-look comparison needs to find a change of nochange_halfwidth
+ * (5%: the smallest effect reported as a change rather than "no change")
+ * with 95% power at Holm's first step over the comparison's primary rows
+ * (alpha / primaries), given a per-boot spread: cv(row, arg) when it
+ * returns a number (the daemon: the class's pooled noise, noise.h), else
+ * the row's own pooled spread.  stats_compare does it with cv NULL.
+ */
+void	stats_result_boots_needed(struct stats_result *,
+	    double (*cv)(const struct stats_row *, void *), void *arg);
 
 /*
  * The verdict of a comparison that produced no samples on one side:

@@ -118,6 +118,12 @@ stats_json_row(const json_t *o, struct stats_row *r, const char **bad)
 	r->outlier = json_is_true(json_object_get(o, "outlier"));
 	r->decided_look = (int)json_integer_value(json_object_get(o,
 	    "decided_look"));
+	r->boots_needed = (int)json_integer_value(json_object_get(o,
+	    "boots_needed"));
+	r->boots_needed_cv = stats_json_double(json_object_get(o,
+	    "boots_needed_cv"));
+	s = json_string_value(json_object_get(o, "boots_needed_noise"));
+	r->boots_needed_class = s && !strcmp(s, "class");
 	*bad = "p_test";
 	s = json_string_value(json_object_get(o, "p_test"));
 	/* absent in results stored before the t test: none */

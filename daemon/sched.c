@@ -512,6 +512,16 @@ out:
 	return rc;
 }
 
+/* The class's pooled per-boot spread of a row, NAN when it has none. */
+static double
+sched_class_cv(const struct stats_row *r, void *arg)
+{
+	const struct noise_row *e = noise_find(arg, r->workload, r->params,
+	    r->metric);
+
+	return e && e->dof >= 2 ? e->cv_pct : NAN;
+}
+
 int
 sched_result(struct db *db, long long cid, struct stats_result *res,
     struct buf *err)
@@ -519,6 +529,7 @@ sched_result(struct db *db, long long cid, struct stats_result *res,
 	struct sched_comparison c;
 	struct stats_set base, test;
 	struct stats_opts opts;
+	struct noise nz;
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -535,6 +546,11 @@ sched_result(struct db *db, long long cid, struct stats_result *res,
 	rc = stats_compare(&base, &test, &opts, res);
 	if (rc == -1)
 		buf_addstr(err, "the comparison failed");
+	else if (noise_class(db, c.class, c.id, &nz) == 0) {
+		/* what an inconclusive row would take on this class */
+		stats_result_boots_needed(res, sched_class_cv, &nz);
+		noise_release(&nz);
+	}
 out:
 	stats_set_release(&base);
 	stats_set_release(&test);
@@ -623,6 +639,55 @@ sched_kernel(struct db *db, long long sid, int64_t build_id, const char *what,
 
 /* ---- "boots": "auto" ---------------------------------------------------- */
 
+/*
+ * Without a claim: the boots the class's noisiest primary row needs to
+ * tell the smallest change worth reporting (STATS_DEFAULT_NOCHANGE_
+ * HALFWIDTH) at one look, Holm's first step over the primary rows the
+ * class has measured -- what an inconclusive row's boots_needed says.
+ * 0 when the class has measured no primary row.
+ */
+static int
+sched_auto_noise(const struct noise *nz, double alpha, int max,
+    struct buf *why)
+{
+	const struct noise_row *worst = NULL;
+	size_t i, nprim = 0;
+	int need = 0, n;
+
+	for (i = 0; i < nz->n; i++)
+		nprim += stats_metric_primary(nz->v[i].workload,
+		    nz->v[i].metric) && nz->v[i].cv_pct > 0;
+	for (i = 0; nprim && i < nz->n; i++) {
+		const struct noise_row *e = &nz->v[i];
+
+		if (!stats_metric_primary(e->workload, e->metric) ||
+		    !(e->cv_pct > 0))
+			continue;
+		n = claims_boots_needed(e->cv_pct,
+		    STATS_DEFAULT_NOCHANGE_HALFWIDTH, alpha / nprim,
+		    SCHED_AUTO_POWER);
+		if (n > need) {
+			need = n;
+			worst = e;
+		}
+	}
+	if (!worst)
+		return 0;
+	buf_addf(why, "%d boots per side: no claim maps to a measured row, "
+	    "so a %.0f%% change in the noisiest primary row, %s %s %s "
+	    "(%.2f%% per-boot spread over %d comparison%s), at %.0f%% power, "
+	    "alpha %.3g over %zu primary rows", need,
+	    STATS_DEFAULT_NOCHANGE_HALFWIDTH, worst->workload, worst->params,
+	    worst->metric, worst->cv_pct, worst->ncomparisons,
+	    worst->ncomparisons == 1 ? "" : "s", 100 * SCHED_AUTO_POWER,
+	    alpha, nprim);
+	if (need > max) {
+		buf_addf(why, "; capped at the budget of %d", max);
+		need = max;
+	}
+	return need;
+}
+
 int
 sched_auto_boots(struct db *db, long long sid, const char *class,
     double alpha, int max, struct buf *why)
@@ -674,9 +739,11 @@ sched_auto_boots(struct db *db, long long sid, const char *class,
 		}
 	}
 	if (!best) {
-		buf_addf(why, "no claim of the series maps to a row class %s "
-		    "has measured (%zu claims, %zu rows known)", class,
-		    cl.n, nz.n);
+		need = sched_auto_noise(&nz, alpha, max, why);
+		if (need == 0)
+			buf_addf(why, "no claim of the series maps to a row "
+			    "class %s has measured (%zu claims, %zu rows "
+			    "known)", class, cl.n, nz.n);
 		goto out;
 	}
 	if (need < 2)

@@ -852,6 +852,13 @@ test_sticky_looks(void)
 	    j, "rows"), r - res.rows), "decided_look")) == r->decided_look,
 	    "decided_look in the JSON");
 	json_decref(j);
+	r = r == &res.rows[0] ? &res.rows[1] : &res.rows[0];
+	ok(r->verdict == STATS_INCONCLUSIVE && r->primary &&
+	    r->boots_needed > 9 && !r->boots_needed_class &&
+	    r->boots_needed_cv > 10 && r->boots_needed_cv < 20,
+	    "an inconclusive primary row says what it would take: %d boots "
+	    "per side at its %.1f%% spread", r->boots_needed,
+	    r->boots_needed_cv);
 	stats_result_release(&res);
 	o.look = 0;		/* one look over all 9 boots: not decided */
 	stats_compare(&base, &test, &o, &res);
