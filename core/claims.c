@@ -165,6 +165,13 @@ static const struct claim_word {
 	{ "list_lru", "list_lru", CLAIM_M_NONE, NULL, "list_lru" },
 	{ "mmap_lock", "mmap_lock", CLAIM_M_NONE, NULL, "mmap_lock" },
 	{ "rstat", "rstat", CLAIM_M_NONE, NULL, "rstat" },
+	{ "iops", "iops", CLAIM_M_RATE, NULL, NULL },
+	{ "bandwidth", "bandwidth", CLAIM_M_RATE, NULL, NULL },
+	/* perf stat events: a counter no suite here measures */
+	{ "tlb-load-misses", "tlb misses", CLAIM_M_OTHER, NULL, NULL },
+	{ "tlb-store-misses", "tlb misses", CLAIM_M_OTHER, NULL, NULL },
+	{ "cache-misses", "cache misses", CLAIM_M_OTHER, NULL, NULL },
+	{ "context-switches", "context switches", CLAIM_M_OTHER, NULL, NULL },
 };
 
 /* Change words right after "N%" (or before it, with "by"). */
@@ -245,18 +252,33 @@ claims_digits(const char *s, size_t len, double *v)
 	char b[40];
 	size_t i = 0;
 
-	while (i < len && isdigit((unsigned char)s[i]) && i < 18)
-		i++;
+	size_t j = 0;
+
+	while (i < len && isdigit((unsigned char)s[i]) && j < 18)
+		b[j++] = s[i++];
 	if (!i)
 		return 0;
+	/* thousands separators: "2,345,678" (a lead of at most three
+	   digits, then groups of exactly three) */
+	while (i <= 3 || memchr(s, ',', i)) {
+		if (i + 3 >= len || s[i] != ',' ||
+		    !isdigit((unsigned char)s[i + 1]) ||
+		    !isdigit((unsigned char)s[i + 2]) ||
+		    !isdigit((unsigned char)s[i + 3]) ||
+		    (i + 4 < len && isdigit((unsigned char)s[i + 4])) ||
+		    j + 3 > 30)
+			break;
+		memcpy(b + j, s + i + 1, 3);
+		j += 3;
+		i += 4;
+	}
 	if (i + 1 < len && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
-		i++;
-		while (i < len && isdigit((unsigned char)s[i]) && i < 36)
-			i++;
+		b[j++] = s[i++];
+		while (i < len && isdigit((unsigned char)s[i]) && j < 38)
+			b[j++] = s[i++];
 	}
 	/* digits and one '.' only: strtod rounds them correctly */
-	memcpy(b, s, i);
-	b[i] = '\0';
+	b[j] = '\0';
 	*v = strtod(b, NULL);
 	return i;
 }
@@ -321,7 +343,8 @@ claims_duration_at(const char *s, size_t len, double *secs)
 
 /* Units a value may carry, longest first (after an optional space). */
 static const char *const claims_units[] = {
-	"pages/s", "faults/s", "ops/s", "MB/s", "GB/s", "KB/s", "seconds",
+	"pages/s", "faults/s", "ops/s", "MB/s", "GB/s", "KB/s", "GiB/s",
+	"MiB/s", "KiB/s", "seconds",
 	"secs", "sec", "ms", "us", "ns", "\xc2\xb5s", "s", NULL,
 };
 
@@ -347,9 +370,11 @@ claims_value(const char *s, size_t len, double *v, char unit[8])
 	if (!(l = claims_digits(s, len, &d)))
 		return 0;
 	i = l;
-	if (i < len && (s[i] == 'K' || s[i] == 'M' || s[i] == 'G')) {
+	if (i < len && (s[i] == 'K' || s[i] == 'M' || s[i] == 'G' ||
+	    s[i] == 'k')) {
 		if (i + 1 >= len || !claims_is_word_char(s[i + 1])) {
-			d *= s[i] == 'K' ? 1e3 : s[i] == 'M' ? 1e6 : 1e9;
+			d *= s[i] == 'K' || s[i] == 'k' ? 1e3 : s[i] == 'M' ?
+			    1e6 : 1e9;
 			i++;
 		} else if (s[i + 1] == 'B' && (i + 2 >= len ||
 		    !claims_is_word_char(s[i + 2]))) {
@@ -681,6 +706,9 @@ claims_tokens(const char *line, size_t len, struct claims_toks *tk)
 		while (i < len && !isspace((unsigned char)line[i]))
 			i++;
 		tk->l[tk->n] = line + i - tk->t[tk->n];
+		/* a markdown table's cell borders are no tokens */
+		if (tk->l[tk->n] == 1 && tk->t[tk->n][0] == '|')
+			continue;
 		tk->n++;
 	}
 }
@@ -835,6 +863,8 @@ claims_set_pair(struct claim *c, double b, double a, const char *unit)
 static enum claim_metric
 claims_unit_metric(const struct claim *c, enum claim_metric m)
 {
+	if (m == CLAIM_M_NONE && strchr(c->unit, '/'))
+		return CLAIM_M_RATE;	/* pages/s, MB/s, GiB/s */
 	if ((!strcmp(c->unit, "us") || !strcmp(c->unit, "ms") ||
 	    !strcmp(c->unit, "ns")) && m != CLAIM_M_LOCK)
 		return CLAIM_M_LATENCY;
@@ -1421,7 +1451,7 @@ claims_rule_arrow_line(struct claims_ctx *x, const char *line, size_t len)
 	while (labl && (lab[labl - 1] == ' ' || lab[labl - 1] == ':' ||
 	    lab[labl - 1] == '\t'))
 		labl--;
-	if (labl > 48)
+	if (labl > 64)
 		return 0;
 	for (size_t k = 0; k < labl; k++) {
 		letter |= isalpha((unsigned char)lab[k]);
@@ -1430,7 +1460,7 @@ claims_rule_arrow_line(struct claims_ctx *x, const char *line, size_t len)
 		if (lab[k] == '(' || lab[k] == ',')
 			ident = 0;
 	}
-	if (!letter || words > 4)
+	if (!letter || words > 8)
 		return 0;
 	if (labl >= 4 && (!strncasecmp(lab + labl - 4, "from", 4) ||
 	    !strncasecmp(lab + labl - 2, "to", 2) || !strncasecmp(lab +
@@ -2188,9 +2218,16 @@ claims_single(struct claims_ctx *x, const char *s, size_t len,
 		return 0;
 	}
 	if (pct) {
+		char w[16];
+		size_t st;
+
 		k = num[i].end;
 		while (k < len && s[k] == ' ')
 			k++;
+		/* a tolerance: "unchanged (within 0.5%)" */
+		claims_word_before(s, num[i].at, w, sizeof(w), &st);
+		if (!strcmp(w, "within"))
+			return 1;
 		/* a setting: "memory.high at 80% of memory.max" */
 		if (claims_clause_has(s + a.cs, a.ce - a.cs, claims_config_words))
 			return 1;

@@ -274,6 +274,24 @@ test_prose(void)
 	ok(all("Tested on v6.12-rc4 (commit 6d4675e60135) with 4 CPUs, 8G of "
 	    "memory, 2 runs each, on 2024-11-04.\n") == 0,
 	    "versions, commit ids, machine sizes, counts, dates: nothing");
+	n = all("    IOPS        412k -> 498k\n"
+	    "    bandwidth   1.61 GiB/s -> 1.94 GiB/s\n"
+	    "dTLB-load-misses go from 2,345,678 to 1,234,567.\n");
+	ok(n == 3 && cs.v[0].before == 412000 && cs.v[1].metric == CLAIM_M_RATE &&
+	    !strcmp(cs.v[1].unit, "GiB/s") && cs.v[2].before == 2345678 &&
+	    cs.v[2].metric == CLAIM_M_OTHER,
+	    "k suffixes, GiB/s, thousands separators; a perf stat counter");
+	n = all("| workload                | base    | patched | delta  |\n"
+	    "|-------------------------|---------|---------|--------|\n"
+	    "| page_fault1, 16 threads | 1234567 | 1301234 | +5.4%  |\n");
+	ok(n == 1 && !strcmp(cs.v[0].rule, "table-row") &&
+	    cs.v[0].cond.threads == 16 && cs.v[0].change_pct == 5.4,
+	    "a markdown table row");
+	ok(all("netperf UDP_RR is unchanged (within 0.5%).\n") == 0,
+	    "a tolerance is not a claim");
+	n = all("  hackbench -g 16 -l 10000 (process, pipe): 2.31s -> 2.18s\n");
+	ok(n == 1 && cs.v[0].metric == CLAIM_M_TIME_REAL && cs.v[0].after ==
+	    2.18, "arrow-line: a benchmark's command line as its label");
 	claims_release(&cs);
 	claims_extract(&cs, "It is 12% faster for shmem.\n", "cover letter");
 	claims_extract(&cs, "It is 12% faster for shmem.\n", "patch 1/1");
