@@ -233,6 +233,21 @@ out:
 	return rc;
 }
 
+/* An IPv6 address becomes its /64 ("2001:db8:1:2::/64"): every address
+   of one network is one client to the limits, as an IPv4 address is. */
+static void
+auth_prefix64(char *a, size_t sz)
+{
+	struct in6_addr in;
+
+	if (!strchr(a, ':') || inet_pton(AF_INET6, a, &in) != 1 ||
+	    IN6_IS_ADDR_V4MAPPED(&in))
+		return;
+	memset(in.s6_addr + 8, 0, 8);
+	if (inet_ntop(AF_INET6, &in, a, sz - 4))
+		strcat(a, "/64");
+}
+
 const char *
 auth_limits_key(const struct http_req *r, const struct auth_who *who)
 {
@@ -242,7 +257,10 @@ auth_limits_key(const struct http_req *r, const struct auth_who *who)
 		return NULL;		/* the operator is not limited */
 	if (who->role == AUTH_SUBMITTER)
 		return who->name;
-	return *auth_client(r, client, sizeof(client)) ? client : NULL;
+	if (!*auth_client(r, client, sizeof(client)))
+		return NULL;
+	auth_prefix64(client, sizeof(client));
+	return client;
 }
 
 int

@@ -1125,6 +1125,8 @@ http_start(const struct http_opts *o)
 	co.header_timeout = s->opts.header_timeout;
 	co.idle_timeout = s->opts.timeout;
 	co.trust_loopback = s->opts.trust_loopback;
+	co.proxies = s->opts.proxies;
+	co.nproxies = s->opts.nproxies;
 	s->conns = http_conns_start(&co);
 	s->mhd = MHD_start_daemon(flags, o->port, http_accept, s, http_access, s,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
@@ -1133,7 +1135,11 @@ http_start(const struct http_opts *o)
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
 	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, s,
 	    MHD_OPTION_CONNECTION_TIMEOUT, s->opts.timeout,
-	    MHD_OPTION_CONNECTION_LIMIT, s->opts.max_connections,
+	    /* MHD splits its limit over the pool's threads, so one thread
+	       could refuse while another has room: the total is
+	       http_conns' to enforce (http_accept), MHD's only a ceiling */
+	    MHD_OPTION_CONNECTION_LIMIT, s->opts.max_connections *
+	    (unsigned)(o->threads > 1 ? o->threads : 1),
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->opts.per_ip_connections,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
 	    MHD_OPTION_END);

@@ -253,6 +253,8 @@ struct http_opts {
 	unsigned header_timeout;	/* seconds for a request's headers,
 					   however they trickle (10) */
 	int	 trust_loopback;	/* loopback may use the reserve */
+	const char *const *proxies;	/* [auth] proxy: not capped per prefix */
+	size_t	 nproxies;
 };
 
 struct http_server;

@@ -52,8 +52,12 @@ struct conns_known {
 	time_t	 at;
 };
 
+#define CONNS_PROXIES	16
+
 struct http_conns {
 	struct http_conns_opts o;
+	struct conns_known proxy[CONNS_PROXIES];
+	size_t	 nproxy;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t sweeper;
@@ -154,6 +158,20 @@ conns_addr(const struct sockaddr *sa, unsigned char a[16])
 	return AF_INET6;
 }
 
+/* 1 if sa is a configured proxy. */
+static int
+conns_is_proxy(const struct http_conns *c, const struct sockaddr *sa)
+{
+	unsigned char a[16];
+	int fam = conns_addr(sa, a);
+
+	for (size_t i = 0; fam >= 0 && i < c->nproxy; i++)
+		if (c->proxy[i].family == fam && !memcmp(c->proxy[i].addr, a,
+		    16))
+			return 1;
+	return 0;
+}
+
 /* 1 if sa may use the reserved slots (lock held). */
 static int
 conns_is_known(struct http_conns *c, const struct sockaddr *sa)
@@ -164,6 +182,8 @@ conns_is_known(struct http_conns *c, const struct sockaddr *sa)
 
 	if (fam < 0)
 		return 0;
+	if (conns_is_proxy(c, sa))
+		return 1;
 	if (c->o.trust_loopback && ((fam == AF_INET && a[0] == 127) ||
 	    (fam == AF_INET6 && !memcmp(a, &in6addr_loopback, 16))))
 		return 1;
@@ -198,7 +218,11 @@ http_conns_admit(struct http_conns *c, const struct sockaddr *sa,
 		return 1;
 	pthread_mutex_lock(&c->lock);
 	p = conns_prefix(c, key, 0);
-	if (p && p->count >= c->o.per_prefix) {
+	if (c->nopen >= c->o.max_connections) {
+		ok = 0;
+	} else if (conns_is_proxy(c, sa)) {
+		ok = 1;
+	} else if (p && p->count >= c->o.per_prefix) {
 		if (conns_warn(c, 0))
 			log_warnx("http: a /24 or /64 holds %u connections "
 			    "([http] per_prefix_connections %u): refusing more "
@@ -280,26 +304,40 @@ http_conns_request_done(struct http_conns *c, struct http_conn_track *t)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* The address bytes of a printed address (IPv4-mapped IPv6 as IPv4):
+   its family, or -1.  Parsed into plain address structs: writing a
+   sockaddr_storage and reading it back as a sockaddr broke under -O2's
+   strict aliasing (the family read before it was stored). */
+static int
+conns_parse(const char *peer, unsigned char a[16])
+{
+	struct in6_addr in6;
+	struct in_addr in4;
+
+	memset(a, 0, 16);
+	if (inet_pton(AF_INET, peer, &in4) == 1) {
+		memcpy(a, &in4, 4);
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, peer, &in6) != 1)
+		return -1;
+	if (IN6_IS_ADDR_V4MAPPED(&in6)) {
+		memcpy(a, in6.s6_addr + 12, 4);
+		return AF_INET;
+	}
+	memcpy(a, in6.s6_addr, 16);
+	return AF_INET6;
+}
+
 void
 http_conns_trust(struct http_conns *c, const char *peer)
 {
-	struct sockaddr_storage ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 	unsigned char a[16];
 	size_t i, old = 0;
 	int fam;
 
-	if (!c || !peer)
+	if (!c || !peer || (fam = conns_parse(peer, a)) < 0)
 		return;
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, peer, &s4->sin_addr) == 1)
-		ss.ss_family = AF_INET;
-	else if (inet_pton(AF_INET6, peer, &s6->sin6_addr) == 1)
-		ss.ss_family = AF_INET6;
-	else
-		return;
-	fam = conns_addr((struct sockaddr *)&ss, a);
 	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < CONNS_KNOWN; i++) {
 		if (c->known[i].family == fam &&
@@ -369,6 +407,11 @@ http_conns_start(const struct http_conns_opts *o)
 	c->o = *o;
 	if (c->o.reserved >= c->o.max_connections)
 		c->o.reserved = c->o.max_connections / 2;
+	for (size_t i = 0; i < o->nproxies && c->nproxy < CONNS_PROXIES; i++)
+		if ((c->proxy[c->nproxy].family = conns_parse(o->proxies[i],
+		    c->proxy[c->nproxy].addr)) >= 0)
+			c->nproxy++;
+	c->o.proxies = NULL;	/* not kept: the caller's */
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	if (pthread_create(&c->sweeper, NULL, conns_sweep, c) != 0)

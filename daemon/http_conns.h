@@ -8,7 +8,8 @@
  *
  *	per prefix	at most [http] per_prefix_connections from one /24
  *			(IPv4) or /64 (IPv6): one host's many addresses
- *			are one client
+ *			are one client (an [auth] proxy is not capped: its
+ *			clients are many)
  *	reserved	the last [http] reserved_connections slots go only to
  *			addresses that authenticated (an agent's or a
  *			submitter's token) in the last hour, and loopback
@@ -38,6 +39,10 @@ struct http_conns_opts {
 	unsigned idle_timeout;		/* a kept-alive connection may wait
 					   this long for its next request */
 	int	 trust_loopback;	/* loopback counts as known */
+	const char *const *proxies;	/* [auth] proxy addresses: every
+					   client comes through them, so no
+					   prefix cap or reserve applies */
+	size_t	 nproxies;
 };
 
 struct http_conns *http_conns_start(const struct http_conns_opts *);

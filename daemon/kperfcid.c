@@ -158,6 +158,8 @@ kperfcid_http(const struct settings *set, char **spool)
 	ho.reserved_connections = set->http.reserved_connections;
 	ho.header_timeout = set->http.header_timeout;
 	ho.trust_loopback = set->auth.trust_loopback;
+	ho.proxies = (const char *const *)set->auth.proxies;
+	ho.nproxies = set->auth.nproxies;
 	kperfcid_nofile(ho.max_connections);
 	http_cache_size(set->http.cache);
 	srv = http_start(&ho);

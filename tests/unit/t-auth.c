@@ -325,6 +325,25 @@ test_proxy(const char *extra)
 	r.peer = NULL;
 	is_str(auth_client(&r, client, sizeof(client)), "",
 	    "in-process: no client");
+	{
+		struct auth_who anon = { AUTH_ANON, "anonymous" };
+		char k1[64];
+
+		http_req_release(&r);
+		http_req_init(&r, "GET", "/", 1 << 10);
+		r.peer = "2001:db8:1:2::a";
+		snprintf(k1, sizeof(k1), "%s", auth_limits_key(&r, &anon));
+		r.peer = "2001:db8:1:2:ffff:1:2:3";
+		is_str(auth_limits_key(&r, &anon), k1, "two addresses of one "
+		    "IPv6 /64 are one bucket for the limits");
+		is_str(k1, "2001:db8:1:2::/64", "named by the /64");
+		r.peer = "2001:db8:1:3::a";
+		ok(strcmp(auth_limits_key(&r, &anon), k1) != 0,
+		    "another /64 is another bucket");
+		r.peer = "192.0.2.77";
+		is_str(auth_limits_key(&r, &anon), "192.0.2.77",
+		    "an IPv4 address stays itself");
+	}
 	http_req_release(&r);
 	is_int(auth_check_proxy("proxy.example.org", &err), -1,
 	    "[auth] proxy must be an address");

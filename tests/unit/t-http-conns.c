@@ -1,0 +1,118 @@
+/*
+ * t-http-conns: daemon/http_conns.c without a server: the per-prefix cap,
+ * the reserved slots, proxies, and the header deadline's sweeper (on a
+ * real socket pair: a connection whose headers are late is shut down).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon/http_conns.h"
+#include "tests/unit/tap.h"
+
+static struct sockaddr_in
+v4(const char *a)
+{
+	struct sockaddr_in s;
+
+	memset(&s, 0, sizeof(s));
+	s.sin_family = AF_INET;
+	inet_pton(AF_INET, a, &s.sin_addr);
+	return s;
+}
+
+static int
+admit(struct http_conns *c, const char *a)
+{
+	struct sockaddr_in s = v4(a);
+
+	return http_conns_admit(c, (struct sockaddr *)&s, sizeof(s));
+}
+
+static struct http_conn_track *
+open_from(struct http_conns *c, const char *a, int fd)
+{
+	struct sockaddr_in s = v4(a);
+
+	return http_conns_opened(c, (struct sockaddr *)&s, fd);
+}
+
+static void
+test_caps(void)
+{
+	static const char *const proxies[] = { "192.0.2.50" };
+	struct http_conns_opts o = { 60, 30, 10, 100, 0, 0, proxies, 1 };
+	struct http_conns *c = http_conns_start(&o);
+	struct http_conn_track *t[70];
+	char a[32];
+	int i, n = 0, refused = 0;
+
+	http_conns_trust(c, "127.0.2.1");
+	for (i = 0; i < 40; i++) {
+		snprintf(a, sizeof(a), "127.0.5.%d", i + 2);
+		if (admit(c, a))
+			t[n++] = open_from(c, a, -1);
+		else
+			refused++;
+	}
+	is_int(n, 30, "one /24: 30 of 40 let in (per_prefix 30)");
+	for (i = 0; i < 40; i++) {
+		snprintf(a, sizeof(a), "127.0.6.%d", i + 2);
+		if (admit(c, a))
+			t[n++] = open_from(c, a, -1);
+	}
+	is_int(n, 50, "a second /24: 20 more, then the last 10 slots are "
+	    "kept");
+	ok(!admit(c, "198.51.100.1"), "an address that never authenticated "
+	    "is refused the reserve");
+	ok(admit(c, "127.0.2.1"), "an address that authenticated gets it");
+	ok(admit(c, "192.0.2.50"), "and so does a configured proxy");
+	for (i = 0; i < 10; i++)
+		t[n++] = open_from(c, "127.0.2.1", -1);
+	ok(!admit(c, "127.0.2.1") && !admit(c, "192.0.2.50"),
+	    "at max_connections nobody is let in");
+	is_int(http_conns_open_now(c), 60, "60 open");
+	while (n)
+		http_conns_closed(c, t[--n]);
+	ok(admit(c, "198.51.100.1"), "all closed: anyone again");
+	http_conns_stop(c);
+}
+
+static void
+test_header_deadline(void)
+{
+	struct http_conns_opts o = { 10, 10, 1, 1, 0, 0, NULL, 0 };
+	struct http_conns *c = http_conns_start(&o);
+	struct http_conn_track *late, *done;
+	int late_fd[2], done_fd[2];
+	char ch;
+
+	socketpair(AF_UNIX, SOCK_STREAM, 0, late_fd);
+	socketpair(AF_UNIX, SOCK_STREAM, 0, done_fd);
+	late = open_from(c, "127.0.0.1", late_fd[0]);
+	done = open_from(c, "127.0.0.2", done_fd[0]);
+	http_conns_headers_done(c, done);
+	sleep(3);
+	ok(read(late_fd[1], &ch, 1) == 0, "headers late past header_timeout: "
+	    "the connection is shut down");
+	ok(send(done_fd[1], "x", 1, MSG_DONTWAIT) == 1 &&
+	    recv(done_fd[0], &ch, 1, MSG_DONTWAIT) == 1,
+	    "one whose headers came in time is left alone");
+	http_conns_closed(c, late);
+	http_conns_closed(c, done);
+	http_conns_stop(c);
+	close(late_fd[0]);
+	close(late_fd[1]);
+	close(done_fd[0]);
+	close(done_fd[1]);
+}
+
+int
+main(void)
+{
+	test_caps();
+	test_header_deadline();
+	return tap_done();
+}
