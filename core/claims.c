@@ -936,31 +936,34 @@ static void
 claims_dedup(struct claims_ctx *x)
 {
 	struct claims *cs = x->out;
-	size_t i, j, k = x->first;
+	unsigned char drop[CLAIMS_MAX] = { 0 };
+	size_t i, j, k;
 
-	for (i = x->first; i < cs->n; i++) {
-		struct claim *c = &cs->v[i];
-		int dup = 0;
+	/* mark first, against the claims as extracted (a drop frees) */
+	for (i = x->first; i < cs->n && i < CLAIMS_MAX; i++) {
+		const struct claim *c = &cs->v[i];
 
-		for (j = 0; j < k && !dup; j++)
-			dup = claims_same(&cs->v[j], c);
-		if (!dup && c->kind == CLAIM_CHANGE)
-			for (j = x->first; j < cs->n && !dup; j++) {
-				const struct claim *r = &cs->v[j];
+		for (j = 0; j < i && !drop[i]; j++)
+			drop[i] = !drop[j] && claims_same(&cs->v[j], c);
+		if (drop[i] || c->kind != CLAIM_CHANGE)
+			continue;
+		for (j = x->first; j < cs->n && !drop[i]; j++) {
+			const struct claim *r = &cs->v[j];
 
-				dup = j != i && r->rule &&
-				    !strcmp(r->rule, "lkp-row") &&
-				    r->has_change && !r->has_points &&
-				    fabs(fabs(r->change_pct) -
-				    fabs(c->change_pct)) < 0.05 &&
-				    r->words[0] && strstr(c->text, r->words);
-			}
-		if (dup) {
-			claims_free_one(c);
+			drop[i] = j != i && r->rule &&
+			    !strcmp(r->rule, "lkp-row") && r->has_change &&
+			    !r->has_points && fabs(fabs(r->change_pct) -
+			    fabs(c->change_pct)) < 0.05 && r->words[0] &&
+			    strstr(c->text, r->words);
+		}
+	}
+	for (i = k = x->first; i < cs->n; i++) {
+		if (drop[i]) {
+			claims_free_one(&cs->v[i]);
 			continue;
 		}
 		if (k != i)
-			cs->v[k] = *c;
+			cs->v[k] = cs->v[i];
 		k++;
 	}
 	cs->n = k;

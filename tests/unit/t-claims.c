@@ -119,6 +119,13 @@ test_lkp(void)
 	    "parameters:\n\n\tnr_task: 100%\n\tmode: process\n"
 	    "\truntime: 300s\n") == 0,
 	    "lkp: the machine and the parameters are not claims");
+	ok(all("Throughput is 5% higher.\n\nThroughput is 5% higher.\n\n"
+	    "kernel test robot noticed a 12.3% improvement of "
+	    "will-it-scale.per_process_ops on:\n\n"
+	    "     70109 \xc2\xb1  2%     +12.3%      78732        "
+	    "will-it-scale.per_process_ops\n") == 2,
+	    "a repeated claim and a headline after it: both dropped, each "
+	    "once (a use after free found by fuzz-claims, input kept)");
 	ok(all("kernel test robot noticed a 12.3% improvement of "
 	    "will-it-scale.per_process_ops on:\n\n"
 	    "     70109 \xc2\xb1  2%     +12.3%      78732        "
