@@ -363,7 +363,13 @@ claims_value(const char *s, size_t len, double *v, char unit[8])
 	unit[0] = '\0';
 	if (!len || !isdigit((unsigned char)s[0]))
 		return 0;
-	if ((l = claims_duration_at(s, len, v))) {
+	/* a duration has ':', 'h' or 'm' and a digit after its first digits */
+	for (i = 0; i < len && (isdigit((unsigned char)s[i]) || s[i] == '.');
+	    i++)
+		;
+	if (i + 1 < len && (s[i] == ':' || s[i] == 'h' || s[i] == 'm') &&
+	    isdigit((unsigned char)s[i + 1]) &&
+	    (l = claims_duration_at(s, len, v))) {
 		strcpy(unit, "s");
 		return l;
 	}
@@ -589,9 +595,10 @@ claims_scan(const char *s, size_t len)
  * Fills what s says of the conditions into c, where c does not know; the
  * counts nearest to [at, end) of s (0, 0: the first).
  */
+/* The counts of s nearest to [at, end) that c does not know yet. */
 static void
-claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
-    size_t end)
+claims_counts_near(struct claim_cond *c, const char *s, size_t len,
+    size_t at, size_t end)
 {
 	static const char *const threads[] = { "threads", "thread", NULL };
 	static const char *const procs[] = { "processes", "procs", "process",
@@ -599,10 +606,7 @@ claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
 	static const char *const cpus[] = { "CPUs", "CPU", "cpus", NULL };
 	static const char *const memcgs[] = { "memcgs", "cgroups", "memcg",
 	    "freshly created memcgs", NULL };
-	uint64_t hit;
 
-	if (!s)
-		return;
 	if (c->threads == CLAIM_NONE)
 		c->threads = claims_count_near(s, len, threads, at, end);
 	if (c->processes == CLAIM_NONE)
@@ -613,6 +617,17 @@ claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
 		c->memcgs = claims_count_near(s, len, memcgs, at, end);
 	if (c->folio_kb == CLAIM_NONE)
 		c->folio_kb = claims_folio_kb(s, len);
+}
+
+static void
+claims_cond_near(struct claim_cond *c, const char *s, size_t len, size_t at,
+    size_t end)
+{
+	uint64_t hit;
+
+	if (!s)
+		return;
+	claims_counts_near(c, s, len, at, end);
 	if (!c->mode[0]) {
 		if (claims_icontains(s, len, "shmem"))
 			strcpy(c->mode, "shmem");
@@ -2330,9 +2345,13 @@ claims_sentence_after(struct claims_ctx *x, const char *s, size_t len,
 	struct claim_cond sc;
 
 	claims_cond_init(&sc);
-	/* counts need digits; a sentence without numbers has none */
-	if (x->out->n == first && nnum)
-		claims_cond_read(&sc, s, len);
+	/* counts need digits; a sentence without numbers has none, and
+	   the hints are read only for a sentence that names counts */
+	if (x->out->n == first && nnum) {
+		claims_counts_near(&sc, s, len, 0, 0);
+		if (claims_cond_has_counts(&sc))
+			claims_cond_read(&sc, s, len);
+	}
 	if (x->out->n == first && claims_cond_has_counts(&sc)) {
 		struct claim_cond counts = sc;
 
