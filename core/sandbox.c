@@ -36,6 +36,7 @@
 #include "core/sandbox.h"
 #include "lib/log.h"
 #include "lib/run.h"
+#include "lib/strvec.h"
 #include "lib/xalloc.h"
 
 #define SANDBOX_MAX_PATHS	16
@@ -80,53 +81,47 @@ sandbox_path_ok(const char *p)
 	return p && p[0] == '/' && !strchr(p, '\n');
 }
 
-/* A growable argv whose formatted strings live in the same allocation, so
-   one free() releases all. */
+/* The argv is built in a strvec (lib/strvec.h: no fixed bound on its
+   arguments or its formatted ones), then flattened into one allocation
+   so that one free() releases all. */
 struct sandbox_av {
-	const char **v;
-	size_t	 n, alloc;
-	char	 own[8][48];		/* formatted arguments */
-	size_t	 nown;
+	struct strvec sv;
 };
 
 static void
 sandbox_push(struct sandbox_av *av, const char *s)
 {
-	if (av->n + 1 >= av->alloc) {
-		av->alloc = av->alloc ? 2 * av->alloc : 64;
-		av->v = xrealloc(av->v, av->alloc * sizeof(*av->v));
-	}
-	av->v[av->n++] = s;
-	av->v[av->n] = NULL;
+	strvec_push(&av->sv, s);
 }
 
 static void
 sandbox_pushf(struct sandbox_av *av, const char *opt, long long v)
 {
-	char *s = av->own[av->nown++];
-
-	snprintf(s, sizeof(av->own[0]), "%s%lld", opt, v);
-	sandbox_push(av, s);
+	strvec_pushf(&av->sv, "%s%lld", opt, v);
 }
 
-/* Copies the vector and its formatted strings into one block. */
+/* Copies the vector and every string it points to into one block. */
 static const char **
 sandbox_av_finish(struct sandbox_av *av)
 {
-	size_t head = (av->n + 1) * sizeof(char *);
-	char *block = xmalloc(head + sizeof(av->own)), *own = block + head;
-	const char **v = (const char **)(void *)block;
+	const char *const *in = strvec_argv(&av->sv);
+	size_t n = av->sv.n, head = (n + 1) * sizeof(char *), len = 0;
+	const char **v;
+	char *p;
 
-	memcpy(own, av->own, sizeof(av->own));
-	for (size_t i = 0; i <= av->n; i++) {
-		const char *s = av->v[i];
+	for (size_t i = 0; i < n; i++)
+		len += strlen(in[i]) + 1;
+	v = xmalloc(head + len);
+	p = (char *)v + head;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(in[i]) + 1;
 
-		if (s >= &av->own[0][0] && s < &av->own[0][0] +
-		    sizeof(av->own))
-			s = own + (s - &av->own[0][0]);
-		v[i] = s;
+		memcpy(p, in[i], l);
+		v[i] = p;
+		p += l;
 	}
-	free(av->v);
+	v[n] = NULL;
+	strvec_clear(&av->sv);
 	return v;
 }
 

@@ -33,6 +33,7 @@
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/run.h"
+#include "lib/strvec.h"
 #include "lib/xalloc.h"
 
 #define TREE_GIT_OUT_MAX	(64u << 20)	/* git's stdout we read */
@@ -142,24 +143,21 @@ static int
 tree_git(const char *repo, const char *const *args, const char *const *env,
     int timeout_sec, struct buf *out, struct buf *err_text)
 {
-	const char *argv[32];
+	struct strvec argv = STRVEC_INIT;
 	char *tmp = NULL, *errlog = NULL;
 	struct run r = { 0 };
-	size_t n = 0;
 	int rc = -1;
 
-	argv[n++] = "git";
+	strvec_push(&argv, "git");
 	if (repo) {
-		argv[n++] = "-C";
-		argv[n++] = repo;
+		strvec_push(&argv, "-C");
+		strvec_push(&argv, repo);
 	}
-	for (; *args && n < 31; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
+	strvec_pushv(&argv, args);
 	if (!(tmp = tree_tmp_dir()))
 		goto out;
 	errlog = xasprintf("%s/stderr", tmp);
-	r.argv = argv;
+	r.argv = strvec_argv(&argv);
 	r.env = env;
 	r.log_path = errlog;
 	r.timeout_sec = timeout_sec;
@@ -172,7 +170,7 @@ tree_git(const char *repo, const char *const *args, const char *const *env,
 
 		buf_read_file(&e, errlog);
 		if (e.len == 0)
-			buf_addf(err_text, "git %s: %s", argv[repo ? 3 : 1],
+			buf_addf(err_text, "git %s: %s", args[0],
 			    run_status(&r));
 		else
 			buf_add(err_text, e.data, e.len);
@@ -181,7 +179,15 @@ tree_git(const char *repo, const char *const *args, const char *const *env,
 out:
 	free(errlog);
 	tree_tmp_remove(tmp);
+	strvec_clear(&argv);
 	return rc;
+}
+
+int
+tree_run_git(const char *repo, const char *const *args, int timeout_sec,
+    struct buf *out, struct buf *err)
+{
+	return tree_git(repo, args, NULL, timeout_sec, out, err);
 }
 
 /* Trims trailing newlines/spaces of b in place. */
@@ -325,13 +331,11 @@ tree_fetch(const char *repo, const char *url, const char *branch,
 	const char *init[] = { "init", "-q", "--bare", repo, NULL };
 	char *refspec = xasprintf("+refs/heads/%s:refs/heads/%s", branch,
 	    branch);
-	const char *fetch[] = { "-C", repo, "fetch", "--progress", "--no-tags",
-	    "--", url, refspec, NULL };
-	const char *argv[12];
+	const char *fetch[] = { "git", "-C", repo, "fetch", "--progress",
+	    "--no-tags", "--", url, refspec, NULL };
 	struct run r = { 0 };
 	struct stat st;
 	int rc = -1;
-	size_t i;
 
 	/* A branch starting with '-' or holding ':' would change what git
 	   does with the refspec. */
@@ -346,11 +350,7 @@ tree_fetch(const char *repo, const char *url, const char *branch,
 	if (stat(repo, &st) == -1 &&
 	    tree_git(NULL, init, NULL, 60, NULL, err) != 0)
 		goto out;
-	argv[0] = "git";
-	for (i = 0; fetch[i]; i++)
-		argv[i + 1] = fetch[i];
-	argv[i + 1] = NULL;
-	r.argv = argv;
+	r.argv = fetch;
 	r.log_path = log_path;
 	r.timeout_sec = timeout_sec;
 	if (run_cmd(&r) != 0) {

@@ -39,6 +39,15 @@ struct tree_conf {
 
 void	tree_conf_release(struct tree_conf *);
 
+/*
+ * The project's one way to run the git CLI: git -C repo args... (repo
+ * NULL: no -C), its own process group, killed after timeout_sec; stdout
+ * into out when out is not NULL.  0, or -1 with git's stderr (or how it
+ * ended) in err.
+ */
+int	tree_run_git(const char *repo, const char *const *args,
+	    int timeout_sec, struct buf *out, struct buf *err);
+
 /* The fixed identity and date of an imported tarball commit: the same bytes
    give the same commit id on every machine. */
 #define TREE_IMPORT_NAME	"kperfci import"

@@ -200,30 +200,14 @@ track_due(const struct track_conf *tc, time_t since, time_t last, time_t now)
 	return slot > since && slot > last;
 }
 
-/* ---- git (the CLI, as tree.c fetches) ---------------------------------- */
+/* ---- git (the CLI, through tree.c's runner) ---------------------------- */
 
-/* Runs git -C repo args..., stdout in out.  0 or -1 with err. */
+/* git -C repo args..., stdout in out.  0 or -1 with err. */
 static int
 track_git(const char *repo, const char *const *args, struct buf *out,
     struct buf *err)
 {
-	const char *argv[16];
-	struct run r = { 0 };
-	size_t i, n = 0;
-
-	argv[n++] = "git";
-	argv[n++] = "-C";
-	argv[n++] = repo;
-	for (i = 0; args[i] && n < 15; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	r.argv = argv;
-	r.timeout_sec = 300;
-	if (run_capture(&r, out) != 0) {
-		buf_addf(err, "git %s: %s", args[0], run_status(&r));
-		return -1;
-	}
-	return 0;
+	return tree_run_git(repo, args, 300, out, err);
 }
 
 static int
