@@ -434,6 +434,12 @@ do_boot(struct agent *a)
 	int rc;
 
 	if (a->conf.backend == AGENT_KEXEC) {
+		/* The lease runs from here: the next word is the job
+		   kernel's, or, if it hangs, the daemon's power_margin. */
+		if (heartbeat(a, "kexec") == -1) {
+			free(bz);
+			return AGENT_EV_LEASE_LOST;
+		}
 		kexec_boot(&a->conf, &a->job, bz);
 		/* Only back on failure: let the lease go. */
 		a->job.phase = AGENT_PH_READY;
