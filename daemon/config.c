@@ -30,6 +30,17 @@ check_port(const char *v, struct buf *err)
 	return 0;
 }
 
+/* A KCIDB origin: [a-z0-9_]+ (kcidb-io's pattern). */
+static int
+kcidb_check_origin(const char *v, struct buf *err)
+{
+	if (*v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+	    strlen(v))
+		return buf_addstr(err, "a KCIDB origin is lower-case letters, "
+		    "digits and '_'"), -1;
+	return 0;
+}
+
 static int
 check_positive(const char *v, struct buf *err)
 {
@@ -268,6 +279,40 @@ const struct config_key config_keys[] = {
 	   series' author), addresses, @domains.  Mail is not authenticated:
 	   README "Mail". */
 	{ "mail", "command_from", CONFIG_LIST, NULL, NULL, 0 },
+
+	/* ---- [kcidb] (daemon/kcidb.c: results in KCIDB I/O form) ---- */
+	/* The origin of every id ([a-z0-9_]+), and a command handed each new
+	   export once, the JSON on stdin: an argv split on white space, run
+	   without a shell ("kcidb-submit -p PROJECT -t TOPIC"); a non-zero
+	   exit is retried with backoff, retries times in all, each killed
+	   after timeout seconds.  Empty: exports are only served
+	   (GET /api/v1/kcidb). */
+	{ "kcidb", "origin", CONFIG_STR, "kperfci", kcidb_check_origin, 0 },
+	{ "kcidb", "submit", CONFIG_STR, "", NULL, 0 },
+	{ "kcidb", "retries", CONFIG_INT, "8", check_positive, 0 },
+	{ "kcidb", "timeout", CONFIG_INT, "300", check_positive, 0 },
+
+	/* ---- [lava "NAME"] (agents/lava.c: a LAVA lab's devices) ---- */
+	/* A LAVA server (url, its REST API under api/v0.2/) and its API
+	   token, read from token_file and checked against token_sha256;
+	   or, instead of a server, the local dispatcher: lava_run (the
+	   lava-run binary) with a device dictionary.  device_type: the LAVA
+	   device type(s) jobs go to; agent: the [agent "NAME"] the bridge
+	   leases as; topology: what the devices are, in the form the
+	   agents report ("sockets=2 nodes=2 cpus=4 cores=4
+	   memory_mb=2048"), the class the scheduler pins comparisons to
+	   until a job's own output reports it. */
+	{ "lava", "url", CONFIG_STR, NULL, NULL, 1 },
+	{ "lava", "token_file", CONFIG_STR, NULL, NULL, 1 },
+	{ "lava", "token_sha256", CONFIG_STR, NULL,
+	    agent_check_token_sha256, 1 },
+	{ "lava", "lava_run", CONFIG_STR, NULL, NULL, 1 },
+	{ "lava", "device", CONFIG_STR, NULL, NULL, 1 },
+	{ "lava", "device_type", CONFIG_LIST, NULL, NULL, 1 },
+	{ "lava", "agent", CONFIG_STR, NULL, NULL, 1 },
+	{ "lava", "topology", CONFIG_STR, NULL, NULL, 1 },
+	{ "lava", "cpu_model", CONFIG_STR, "LAVA device", NULL, 1 },
+	{ "lava", "job_timeout", CONFIG_INT, "3600", check_positive, 1 },
 };
 const size_t config_nkeys = sizeof(config_keys) / sizeof(config_keys[0]);
 

@@ -26,6 +26,7 @@
 #include "daemon/http.h"
 #include "daemon/http_cache.h"
 #include "daemon/lease.h"
+#include "daemon/kcidb.h"
 #include "daemon/mail.h"
 #include "daemon/pipeline.h"
 #include "daemon/settings.h"
@@ -212,6 +213,8 @@ kperfcid_serve(const struct settings *set)
 		pipeline_stop();
 		goto out;
 	}
+	if (kcidb_start() < 0)
+		log_warnx("kcidb: no export worker");
 	if (mail_start() < 0)
 		log_warnx("mail: the queue did not start; replies wait");
 	while (sigwait(&sigs, &sig) != 0 || sig == SIGHUP)
@@ -220,6 +223,7 @@ kperfcid_serve(const struct settings *set)
 	app.stop = 1;
 	watch_stop();
 	mail_stop();
+	kcidb_stop();
 	http_stop(srv);
 	lease_stop();
 	track_stop();

@@ -25,6 +25,7 @@ const struct route *const http_route_tables[] = {
 	api_track_routes,
 	ui_track_routes,
 	api_mail_routes,
+	api_kcidb_routes,
 	NULL
 };
 

@@ -24,6 +24,7 @@ extern const struct route api_manage_routes[];	/* api_manage.c */
 extern const struct route api_watch_routes[];	/* api_watch.c */
 extern const struct route api_track_routes[];	/* api_track.c */
 extern const struct route ui_track_routes[];	/* ui_track.c */
+extern const struct route api_kcidb_routes[];	/* api_kcidb.c */
 
 /* The boot plan section of the series page (ui_series.c). */
 void	ui_series_schedule(struct db *, long long series_id, struct buf *out);

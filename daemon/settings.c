@@ -131,7 +131,7 @@ settings_tokens(const struct config *c, const char *section, size_t *n)
 
 /* Splits v on white space into a new NULL-ended argv (no quoting: a
    command that needs it belongs in a script). */
-static char **
+char **
 settings_argv(const char *v)
 {
 	char **argv = xcalloc(strlen(v) / 2 + 2, sizeof(*argv));
@@ -465,6 +465,8 @@ settings_load(const struct config *c, struct settings *s, struct buf *err)
 		rc = -1;
 	if (settings_check_watches(c, s, err) < 0)
 		rc = -1;
+	if (settings_lab(c, s, err) < 0)
+		rc = -1;
 	if (rc < 0)
 		settings_release(s);
 	return rc;
@@ -473,6 +475,7 @@ settings_load(const struct config *c, struct settings *s, struct buf *err)
 void
 settings_release(struct settings *s)
 {
+	settings_lab_release(s);
 	free(s->lore.allow);
 	for (size_t i = 0; i < s->ntrees; i++)
 		free(s->trees[i].fragments);

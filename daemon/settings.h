@@ -53,6 +53,15 @@ struct settings_watch {
 	const char	*search;	/* auto yes no */
 };
 
+/* [lava "NAME"] (settings_lab.c; agents/lava.c reads the same section):
+   url, or lava_run and device; the token file's sha256 checked at load. */
+struct settings_lava {
+	const char	*name, *url, *token_file, *token_sha256, *lava_run;
+	const char	*device, *agent, *topology;
+	const char	**device_types;
+	size_t		 ndevice_types;
+};
+
 /* [track "NAME"]: branch is the track's, else its tree's, else "master";
    matrix NULL for the scheduler's default; at/every as written or NULL. */
 struct settings_track {
@@ -125,6 +134,13 @@ struct settings {
 	size_t		 nwatches;
 	struct settings_track *tracks;
 	size_t		 ntracks;
+	struct {
+		const char	*origin;
+		char		**submit;	/* argv (owned), NULL: none */
+		int		 retries, timeout;
+	} kcidb;
+	struct settings_lava *lavas;
+	size_t		 nlavas;
 };
 
 /*
@@ -134,6 +150,13 @@ struct settings {
 int	settings_load(const struct config *cfg, struct settings *s,
 	    struct buf *err);
 void	settings_release(struct settings *s);
+/* Splits v on white space into a new NULL-ended argv (owned). */
+char	**settings_argv(const char *v);
+/* settings_lab.c: [kcidb] and [lava "NAME"], with their checks (one line
+   per problem in err).  0 or -1. */
+int	settings_lab(const struct config *c, struct settings *s,
+	    struct buf *err);
+void	settings_lab_release(struct settings *s);
 
 const struct settings_tree *settings_tree(const struct settings *,
 	    const char *name);
