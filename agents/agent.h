@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "lib/buf.h"
+#include "lib/strvec.h"
 
 /* ---- configuration ------------------------------------------------------ */
 
@@ -173,22 +174,17 @@ int	agent_job_load(struct agent_job *, const char *state_dir);
 void	agent_job_release(struct agent_job *);
 
 /*
- * The kexec command lines (argv arrays, NULL-terminated, in out; strings
- * owned by sb).  home_cmdline is /proc/cmdline of the home kernel: its
- * BOOT_IMAGE= and any old kperfci.job= are dropped, extra and the marker
- * appended.
+ * The kexec command lines (pushed onto out, a lib/strvec.h argv that owns
+ * its strings: strvec_clear releases it).  home_cmdline is /proc/cmdline
+ * of the home kernel: its BOOT_IMAGE= and any old kperfci.job= are
+ * dropped, extra and the marker appended.
  */
-struct agent_argv {
-	char	*v[64];
-	int	 n;
-};
 void	agent_kexec_cmdline(const char *home_cmdline, const char *extra,
 	    long long job, int attempt, struct buf *out);
 void	agent_kexec_load_argv(const struct agent_conf *, const char *bzimage,
-	    const char *cmdline, struct agent_argv *out);
-/* Splits a configured command ("systemctl kexec") on spaces. */
-void	agent_argv_split(const char *cmd, struct agent_argv *out);
-void	agent_argv_release(struct agent_argv *);
+	    const char *cmdline, struct strvec *out);
+/* Splits a configured command ("systemctl kexec") on spaces onto out. */
+void	agent_argv_split(const char *cmd, struct strvec *out);
 
 /* The release string a bzImage carries (setup header kernel_version), or
    -1 when the file is not a bzImage. */
@@ -299,7 +295,7 @@ const char *qemu_accel_progress(const struct agent_conf *,
 void	qemu_argv(const struct agent_conf *, const char *accel,
 	    const char *bzimage, const char *initrd, const char *append,
 	    const char *console_log, const char *results_log,
-	    struct agent_argv *out);
+	    struct strvec *out);
 /* The initramfs for a job: busybox, kperfci-load, matrix, /init, and for
    a job with probes (proto.h) their list and the probe pass's matrix. */
 int	qemu_initramfs(const struct agent_conf *, const char *matrix,

@@ -332,50 +332,27 @@ agent_kexec_cmdline(const char *home, const char *extra, long long job,
 	free(copy);
 }
 
-static void
-argv_add(struct agent_argv *a, char *s)
-{
-	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
-		a->v[a->n++] = s;
-	else
-		free(s);
-	a->v[a->n] = NULL;
-}
-
 void
-agent_argv_release(struct agent_argv *a)
-{
-	for (int i = 0; i < a->n; i++)
-		free(a->v[i]);
-	a->n = 0;
-	a->v[0] = NULL;
-}
-
-void
-agent_argv_split(const char *cmd, struct agent_argv *out)
+agent_argv_split(const char *cmd, struct strvec *out)
 {
 	char *copy = xstrdup(cmd), *save = NULL, *w;
 
-	out->n = 0;
-	out->v[0] = NULL;
 	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t",
 	    &save))
-		argv_add(out, xstrdup(w));
+		strvec_pushf(out, "%s", w);
 	free(copy);
 }
 
 void
 agent_kexec_load_argv(const struct agent_conf *c, const char *bzimage,
-    const char *cmdline, struct agent_argv *out)
+    const char *cmdline, struct strvec *out)
 {
-	out->n = 0;
-	out->v[0] = NULL;
-	argv_add(out, xstrdup(c->kexec_bin));
-	argv_add(out, xstrdup("-l"));
-	argv_add(out, xstrdup(bzimage));
+	strvec_pushf(out, "%s", c->kexec_bin);
+	strvec_push(out, "-l");
+	strvec_pushf(out, "%s", bzimage);
 	if (c->kexec_initrd && *c->kexec_initrd)
-		argv_add(out, xasprintf("--initrd=%s", c->kexec_initrd));
-	argv_add(out, xasprintf("--command-line=%s", cmdline));
+		strvec_pushf(out, "--initrd=%s", c->kexec_initrd);
+	strvec_pushf(out, "--command-line=%s", cmdline);
 }
 
 int

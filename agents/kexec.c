@@ -23,12 +23,12 @@
 #include "lib/xalloc.h"
 
 static int
-run_argv(struct agent_argv *a, int timeout)
+run_argv(struct strvec *a, int timeout)
 {
 	struct run r = { 0 };
 	int rc;
 
-	r.argv = (const char *const *)a->v;
+	r.argv = strvec_argv(a);
 	r.timeout_sec = timeout;
 	r.log_path = "/dev/stderr";
 	rc = run_cmd(&r);
@@ -42,7 +42,7 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
     const char *bzimage)
 {
 	struct buf home = BUF_INIT(8192), cmd = BUF_INIT(16384);
-	struct agent_argv load = { { 0 }, 0 }, exec = { { 0 }, 0 };
+	struct strvec load = STRVEC_INIT, exec = STRVEC_INIT;
 	const char *extra = json_string_value(json_object_get(j->job,
 	    PROTO_CMDLINE));
 	int rc = -1;
@@ -81,8 +81,8 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
 	error("job %lld: still running 300 s after '%s'", agent_job_id(j),
 	    c->kexec_exec);
 out:
-	agent_argv_release(&load);
-	agent_argv_release(&exec);
+	strvec_clear(&load);
+	strvec_clear(&exec);
 	buf_release(&home);
 	buf_release(&cmd);
 	return rc;
@@ -194,15 +194,15 @@ out:
 int
 kexec_return_home(const struct agent_conf *c)
 {
-	struct agent_argv a = { { 0 }, 0 };
+	struct strvec a = STRVEC_INIT;
 
 	log_info("returning to the home kernel: %s", c->reboot_cmd);
 	agent_argv_split(c->reboot_cmd, &a);
 	if (run_argv(&a, 300) == -1) {
-		agent_argv_release(&a);
+		strvec_clear(&a);
 		return error("'%s' failed", c->reboot_cmd);
 	}
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	sleep(300);
 	return error("still running 300 s after '%s'", c->reboot_cmd);
 }

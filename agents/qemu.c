@@ -189,105 +189,72 @@ qemu_accel_words(const struct agent_conf *c, const char *accel, char *out,
 }
 
 static void
-argv_push(struct agent_argv *a, char *s)
-{
-	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
-		a->v[a->n++] = s;
-	else
-		free(s);
-	a->v[a->n] = NULL;
-}
-
-/* qemu needs more than 16 arguments: a second, larger array. */
-struct qargv {
-	char	*v[64];
-	int	 n;
-};
-
-static void
-q(struct qargv *a, char *s)
-{
-	if (a->n < 63)
-		a->v[a->n++] = s;
-	else
-		free(s);
-	a->v[a->n] = NULL;
-}
-
-static void
 qemu_build_argv(const struct agent_conf *c, const char *accel,
     const char *bzimage, const char *initrd, const char *append,
-    const char *console_log, const char *results_log, struct qargv *a)
+    const char *console_log, const char *results_log, struct strvec *a)
 {
 	int cpus = c->sockets * c->cores_per_socket;
 
-	a->n = 0;
-	q(a, xstrdup(c->qemu_bin));
-	q(a, xstrdup("-nodefaults"));
-	q(a, xstrdup("-display"));
-	q(a, xstrdup("none"));
-	q(a, xstrdup("-no-reboot"));	/* panic=-1 reboots: qemu exits */
-	q(a, xstrdup("-accel"));
+	strvec_pushf(a, "%s", c->qemu_bin);
+	strvec_push(a, "-nodefaults");
+	strvec_push(a, "-display");
+	strvec_push(a, "none");
+	strvec_push(a, "-no-reboot");	/* panic=-1 reboots: qemu exits */
+	strvec_push(a, "-accel");
 	if (strcmp(accel, "tcg") == 0 && qemu_use_mttcg(c))
-		q(a, xstrdup("tcg,thread=multi"));
+		strvec_push(a, "tcg,thread=multi");
 	else
-		q(a, xstrdup(accel));
+		strvec_pushf(a, "%s", accel);
 	if (strcmp(accel, "kvm") == 0) {
-		q(a, xstrdup("-cpu"));
-		q(a, xstrdup("host"));
+		strvec_push(a, "-cpu");
+		strvec_push(a, "host");
 	} else if (qemu_use_mttcg(c)) {
 		/* one host thread per vCPU: no icount (qemu refuses both) */
 	} else if (c->icount[0] != '\0') {
 		/* Guest time counted in executed instructions: on a shared,
 		   loaded host the guest clock otherwise follows the host's
 		   load and per-boot means spread by 40-50%. */
-		q(a, xstrdup("-icount"));
-		q(a, xstrdup(c->icount));
+		strvec_push(a, "-icount");
+		strvec_pushf(a, "%s", c->icount);
 	}
-	q(a, xstrdup("-m"));
-	q(a, xasprintf("%dM", c->sockets * c->mem_per_node_mb));
-	q(a, xstrdup("-smp"));
-	q(a, xasprintf("%d,sockets=%d,cores=%d,threads=1", cpus, c->sockets,
-	    c->cores_per_socket));
+	strvec_push(a, "-m");
+	strvec_pushf(a, "%dM", c->sockets * c->mem_per_node_mb);
+	strvec_push(a, "-smp");
+	strvec_pushf(a, "%d,sockets=%d,cores=%d,threads=1", cpus, c->sockets,
+	    c->cores_per_socket);
 	for (int s = 0; s < c->sockets; s++) {
-		q(a, xstrdup("-object"));
-		q(a, xasprintf("memory-backend-ram,id=m%d,size=%dM", s,
-		    c->mem_per_node_mb));
-		q(a, xstrdup("-numa"));
-		q(a, xasprintf("node,nodeid=%d,cpus=%d-%d,memdev=m%d", s,
+		strvec_push(a, "-object");
+		strvec_pushf(a, "memory-backend-ram,id=m%d,size=%dM", s,
+		    c->mem_per_node_mb);
+		strvec_push(a, "-numa");
+		strvec_pushf(a, "node,nodeid=%d,cpus=%d-%d,memdev=m%d", s,
 		    s * c->cores_per_socket, (s + 1) * c->cores_per_socket - 1,
-		    s));
+		    s);
 	}
 	/* Entropy for the guest: without it getrandom() stalls under TCG and
 	   file-read spends its time waiting for the RNG (qemu.config has
 	   HW_RANDOM_VIRTIO). */
-	q(a, xstrdup("-device"));
-	q(a, xstrdup("virtio-rng-pci"));
-	q(a, xstrdup("-kernel"));
-	q(a, xstrdup(bzimage));
-	q(a, xstrdup("-initrd"));
-	q(a, xstrdup(initrd));
-	q(a, xstrdup("-append"));
-	q(a, xstrdup(append));
-	q(a, xstrdup("-serial"));
-	q(a, xasprintf("file:%s", console_log));
-	q(a, xstrdup("-serial"));
-	q(a, xasprintf("file:%s", results_log));
+	strvec_push(a, "-device");
+	strvec_push(a, "virtio-rng-pci");
+	strvec_push(a, "-kernel");
+	strvec_pushf(a, "%s", bzimage);
+	strvec_push(a, "-initrd");
+	strvec_pushf(a, "%s", initrd);
+	strvec_push(a, "-append");
+	strvec_pushf(a, "%s", append);
+	strvec_push(a, "-serial");
+	strvec_pushf(a, "file:%s", console_log);
+	strvec_push(a, "-serial");
+	strvec_pushf(a, "file:%s", results_log);
 }
 
 void
 qemu_argv(const struct agent_conf *c, const char *accel, const char *bzimage,
     const char *initrd, const char *append, const char *console_log,
-    const char *results_log, struct agent_argv *out)
+    const char *results_log, struct strvec *out)
 {
-	struct qargv a;
-
 	qemu_build_argv(c, accel, bzimage, initrd, append, console_log,
-	    results_log, &a);
-	out->n = 0;
-	out->v[0] = NULL;
-	for (int i = 0; i < a.n; i++)
-		argv_push(out, a.v[i]);
+	    results_log, out);
 }
 
 static int
@@ -397,7 +364,7 @@ file_has(const char *path, const char *needle)
  * it boots: the probe may take its whole timeout, longer than a lease.
  */
 static void
-qemu_probe_run(const struct agent_conf *c, struct qargv *a,
+qemu_probe_run(const struct agent_conf *c, struct strvec *a,
     const char *console, agent_progress_fn progress, void *arg)
 {
 	struct qrun r;
@@ -405,7 +372,7 @@ qemu_probe_run(const struct agent_conf *c, struct qargv *a,
 	double t0 = now(), last_hb = t0;
 
 	memset(&r, 0, sizeof(r));
-	r.run.argv = (const char *const *)a->v;
+	r.run.argv = strvec_argv(a);
 	r.run.timeout_sec = c->kvm_probe_timeout;
 	r.run.log_path = console;
 	r.run.cancel = &r.cancel;
@@ -440,7 +407,7 @@ qemu_accel_progress(const struct agent_conf *c, const char *bzimage,
 	char *path, *dir, *initrd, *console, *results, line[16] = "";
 	struct buf err = BUF_INIT(1024);
 	const char *ans = "tcg";
-	struct qargv a;
+	struct strvec a = STRVEC_INIT;
 	FILE *f;
 
 	if (strcmp(c->accel, "auto") != 0)
@@ -480,8 +447,7 @@ qemu_accel_progress(const struct agent_conf *c, const char *bzimage,
 		ans = "kvm";
 	log_info("qemu: KVM probe %s: using %s", ans[0] == 'k' ?
 	    "booted" : "failed", ans);
-	for (int i = 0; i < a.n; i++)
-		free(a.v[i]);
+	strvec_clear(&a);
 decided:
 	if ((f = fopen(path, "w"))) {
 		fprintf(f, "%s\n", ans);
@@ -546,7 +512,7 @@ struct qemu_job {
 static void
 qemu_job_argv(const struct qemu_job *j, const json_t *job, const char *accel,
     const char *bzimage, const char *initrd, const char *console,
-    struct qargv *a)
+    struct strvec *a)
 {
 	const char *extra = json_string_value(json_object_get(job,
 	    PROTO_CMDLINE));
@@ -708,7 +674,7 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 	struct buf err = BUF_INIT(4096), con = BUF_INIT(64 * 1024 * 1024),
 	    res = BUF_INIT(PROTO_MAX_BODY);
 	struct agent_results ar;
-	struct qargv a = { { 0 }, 0 };
+	struct strvec a = STRVEC_INIT;
 	double t_build;
 	const char *accel;
 	int rc = -1;
@@ -738,7 +704,7 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 	t_build = now() - t_build;
 	accel = qemu_accel_progress(c, bzimage, progress, arg);
 	qemu_job_argv(&j, job, accel, bzimage, initrd, console, &a);
-	j.r->run.argv = (const char *const *)a.v;
+	j.r->run.argv = strvec_argv(&a);
 	j.r->run.timeout_sec = c->job_timeout;
 	j.r->run.log_path = console;	/* qemu's own complaints too */
 	j.r->run.cancel = &j.r->cancel;
@@ -762,8 +728,7 @@ qemu_run_job(const struct agent_conf *c, const json_t *job,
 	qemu_job_upload(&j, job, accel, &ar, &con, upload);
 	rc = 0;
 out:
-	for (int i = 0; i < a.n; i++)
-		free(a.v[i]);
+	strvec_clear(&a);
 	agent_results_release(&ar);
 	buf_release(&err);
 	buf_release(&con);

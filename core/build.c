@@ -29,6 +29,7 @@
 #include "lib/log.h"
 #include "lib/run.h"
 #include "lib/sha256.h"
+#include "lib/strvec.h"
 #include "lib/xalloc.h"
 
 #define BUILD_LOG_MAX	(64u << 20)	/* how much of a log we read back */
@@ -595,8 +596,8 @@ build_step(const struct build_opts *opts, const char *const *cmd,
     const char *log_path, int timeout, volatile int *cancel, struct buf *why)
 {
 	const char *const w[] = { writable }, *const ro[] = { readonly };
-	const char *hidden[SANDBOX_MAX_HIDDEN];
-	struct sandbox sb = { w, 1, ro, 1, dir, 0, hidden, 0, 0, 0, 0, 0 };
+	struct strvec hidden = STRVEC_INIT;
+	struct sandbox sb = { w, 1, ro, 1, dir, 0, NULL, 0, 0, 0, 0, 0 };
 	const char **argv = NULL;
 	struct run r = { 0 };
 	int rc = -1;
@@ -605,10 +606,13 @@ build_step(const struct build_opts *opts, const char *const *cmd,
 		long long out = build_limit(opts->output_max,
 		    BUILD_DEFAULT_OUTPUT);
 
-		hidden[sb.nhidden++] = opts->cache_dir;
-		for (size_t i = 0; i < opts->nhide &&
-		    sb.nhidden < SANDBOX_MAX_HIDDEN; i++)
-			hidden[sb.nhidden++] = opts->hide[i];
+		/* every path asked for: past the sandbox's limit it refuses
+		   the build rather than show a path it was told to hide */
+		strvec_push(&hidden, opts->cache_dir);
+		for (size_t i = 0; i < opts->nhide; i++)
+			strvec_push(&hidden, opts->hide[i]);
+		sb.hidden = strvec_argv(&hidden);
+		sb.nhidden = hidden.n;
 		sb.nproc = build_limit(opts->pids_max, BUILD_DEFAULT_PIDS);
 		sb.as = build_limit(opts->mem_max, BUILD_DEFAULT_MEM);
 		sb.fsize = build_limit(opts->file_max, BUILD_DEFAULT_FILE);
@@ -641,6 +645,7 @@ build_step(const struct build_opts *opts, const char *const *cmd,
 	rc = 0;
 out:
 	free(argv);
+	strvec_clear(&hidden);
 	return rc;
 }
 

@@ -42,7 +42,6 @@
 
 #include "lib/buf.h"
 
-struct db;
 
 /* Most suites a submission may name. */
 #define EXERCISE_MAX_SUITES	16
@@ -105,45 +104,10 @@ enum exercise_state {
 
 /*
  * The state from a plan (changes) and the attempts' rows
- * (db_exercise_attempts): NOT_EXERCISED when some boot counted the probed
+ * (daemon/db_exercise.h's db_exercise_attempts): NOT_EXERCISED when some boot counted the probed
  * functions and no count, on either side, is above 0.
  */
 enum exercise_state exercise_state_of(const json_t *changes,
 	    const json_t *attempts);
-/* The same for comparison cid, read from the store (NONE on errors). */
-enum exercise_state exercise_comparison_state(struct db *, long long cid);
-
-/* ---- a stored series (exercise_series.c) ------------------------------- */
-
-/* etc/ next to the schema directory (malloc'd). */
-char	*exercise_etc_dir(void);
-/* exercise_plan_make for series sid (its tree, commits, patched build's
-   System.map, asked suites).  0, or -1 with err. */
-int	exercise_series_plan(struct db *, long long sid,
-	    struct exercise_plan *, struct buf *err);
-
-/* ---- store (db_exercise.c) -------------------------------------------- */
-
-int	db_exercise_set(struct db *, long long comparison_id,
-	    const json_t *changes, const json_t *probes);
-/* The plan's JSON of a comparison: *changes (new ref or NULL). 0 or -1. */
-int	db_exercise_get(struct db *, long long comparison_id, json_t **changes);
-/* The probes of a job's comparison (new ref) or NULL. */
-json_t	*db_exercise_job_probes(struct db *, long long job_id);
-/* Stores what an upload says beyond samples: probe hits, environment,
-   and the console's splat count. 0 or -1. */
-int	db_exercise_attempt(struct db *, long long job_id, int attempt,
-	    const json_t *upload);
-/*
- * Per job of a comparison (its newest done attempt): side, boot, probe_hits,
- * environment, splats, splat — a JSON array of objects.  0 or -1.
- */
-int	db_exercise_attempts(struct db *, long long comparison_id,
-	    json_t **out);
-/* The suites a submitter asked for (JSON array text) or NULL. */
-int	db_exercise_request_set(struct db *, long long series_id,
-	    const json_t *suites);
-int	db_exercise_request_get(struct db *, long long series_id,
-	    json_t **suites);
 
 #endif

@@ -25,28 +25,6 @@
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
 
-/* sha256 of AGENT_EXAMPLE_TOKEN, the token etc/agent.conf ships. */
-#define AGENT_EXAMPLE_SHA256 \
-    "e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f"
-
-int
-agent_check_token_sha256(const char *v, struct buf *err)
-{
-	if (!proto_valid_sha256(v)) {
-		buf_addstr(err, "token_sha256 must be 64 lowercase hex digits "
-		    "(sha256sum of the token)");
-		return -1;
-	}
-	if (!strcmp(v, AGENT_EXAMPLE_SHA256)) {
-		buf_addstr(err, "token_sha256 is the sha256 of \""
-		    AGENT_EXAMPLE_TOKEN "\", the example token etc/agent.conf "
-		    "ships: give the agent a secret token (head -c 32 "
-		    "/dev/urandom | base64) and put its sha256 here");
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Failed authentications per client address, in fixed windows of
  * AGENT_AUTH_WINDOW seconds: past AGENT_AUTH_FAILS failures a client gets

@@ -17,11 +17,12 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "daemon/config.h"
 #include "lib/buf.h"
 
 /* The token etc/agent.conf ships as an example: never accepted, and its
    sha256 is refused as a configured token_sha256. */
-#define AGENT_EXAMPLE_TOKEN	"change-me"
+#define AGENT_EXAMPLE_TOKEN	CONFIG_AGENT_EXAMPLE_TOKEN
 /* Failed agent authentications allowed per client address and window. */
 #define AGENT_AUTH_FAILS	10
 #define AGENT_AUTH_WINDOW	60
@@ -106,7 +107,5 @@ void	agent_auth_reset(void);
 long	agent_auth_blocked(const char *peer);
 void	agent_auth_failed(const char *peer);
 
-/* Config check for [agent "NAME"] token_sha256. */
-int	agent_check_token_sha256(const char *value, struct buf *err);
 
 #endif

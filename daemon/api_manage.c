@@ -23,6 +23,7 @@
 #include "daemon/auth.h"
 #include "daemon/db.h"
 #include "daemon/db_auth.h"
+#include "daemon/db_limits.h"
 #include "daemon/limits.h"
 #include "daemon/html.h"
 #include "daemon/pipeline.h"

@@ -82,18 +82,6 @@ auth_addr(const char *s, unsigned char out[16])
 	return 0;
 }
 
-int
-auth_check_proxy(const char *v, struct buf *err)
-{
-	unsigned char a[16];
-
-	if (auth_addr(v, a) < 0)
-		return buf_addf(err, "proxy \"%s\" is not an IPv4 or IPv6 "
-		    "address (give the address the proxy connects from)", v),
-		    -1;
-	return 0;
-}
-
 static int
 auth_peer_is_proxy(const char *peer)
 {
@@ -407,16 +395,6 @@ auth_csrf_valid(const char *tok)
 }
 
 /* ---- Host and Origin ------------------------------------------------- */
-
-int
-auth_check_host(const char *v, struct buf *err)
-{
-	if (!*v || strlen(v) > 253 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != strlen(v))
-		return buf_addf(err, "host \"%s\" is not a DNS name (give the "
-		    "name without scheme or port)", v), -1;
-	return 0;
-}
 
 /* The host part of a Host value (no port, no IPv6 brackets) in out. */
 static int

@@ -99,8 +99,6 @@ const char *auth_limits_key(const struct http_req *,
  */
 char	*auth_client(const struct http_req *, char *out, size_t n);
 
-/* Config check for [auth] proxy: an IPv4 or IPv6 address. */
-int	 auth_check_proxy(const char *value, struct buf *err);
 
 /* 1 if who may cancel or re-run a series submitted by owner (NULL: by
    nobody known, so admin only). */
@@ -128,7 +126,5 @@ void	 auth_hmac_sha256(const void *key, size_t klen, const void *msg,
 /* 1 if a Host header value is one this daemon answers to. */
 int	 auth_host_allowed(const char *host);
 
-/* Config check for [auth] host. */
-int	 auth_check_host(const char *value, struct buf *err);
 
 #endif

@@ -11,14 +11,211 @@
 #include <string.h>
 #include <strings.h>
 
-#include "daemon/agent.h"
-#include "daemon/auth.h"
 #include "daemon/config.h"
-#include "daemon/mail.h"
-#include "daemon/track.h"
 #include "lib/ini.h"
 #include "lib/log.h"
+#include "lib/proto.h"
 #include "lib/xalloc.h"
+
+/* ---- the value checks of the areas' rows ------------------------------
+ * Every check of config_keys[] lives here, beside the table, as OpenBSD's
+ * parse.y checks its values: the agent, auth, track and mail files read
+ * typed settings and never lend config.c a check (nor does config.c
+ * include them).  The parsers a reader needs again at run time (a track's
+ * at and every, an address in "Name <a@b>", a reply mode) are exported in
+ * config.h. */
+
+/* sha256 of CONFIG_AGENT_EXAMPLE_TOKEN, the token etc/agent.conf ships. */
+#define CONFIG_EXAMPLE_SHA256 \
+    "e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f"
+
+static int
+check_token_sha256(const char *v, struct buf *err)
+{
+	if (!proto_valid_sha256(v)) {
+		buf_addstr(err, "token_sha256 must be 64 lowercase hex digits "
+		    "(sha256sum of the token)");
+		return -1;
+	}
+	if (!strcmp(v, CONFIG_EXAMPLE_SHA256)) {
+		buf_addstr(err, "token_sha256 is the sha256 of \""
+		    CONFIG_AGENT_EXAMPLE_TOKEN "\", the example token etc/agent.conf "
+		    "ships: give the agent a secret token (head -c 32 "
+		    "/dev/urandom | base64) and put its sha256 here");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_proxy(const char *v, struct buf *err)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET6, v, a) != 1 && inet_pton(AF_INET, v, a) != 1)
+		return buf_addf(err, "proxy \"%s\" is not an IPv4 or IPv6 "
+		    "address (give the address the proxy connects from)", v),
+		    -1;
+	return 0;
+}
+
+static int
+check_host(const char *v, struct buf *err)
+{
+	if (!*v || strlen(v) > 253 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != strlen(v))
+		return buf_addf(err, "host \"%s\" is not a DNS name (give the "
+		    "name without scheme or port)", v), -1;
+	return 0;
+}
+
+int
+config_parse_at(const char *v)
+{
+	int h, m;
+	char end;
+
+	if (strlen(v) != 5 || sscanf(v, "%2d:%2d%c", &h, &m, &end) != 2 ||
+	    !isdigit((unsigned char)v[0]) || v[2] != ':' || h < 0 || h > 23 ||
+	    m < 0 || m > 59)
+		return -1;
+	return h * 60 + m;
+}
+
+long
+config_parse_every(const char *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || n < 1 || n > 100000 || *end == '\0' ||
+	    end[1] != '\0')
+		return -1;
+	switch (*end) {
+	case 'm': return n * 60;
+	case 'h': return n * 3600;
+	case 'd': return n * 86400;
+	}
+	return -1;
+}
+
+static int
+check_at(const char *v, struct buf *err)
+{
+	if (config_parse_at(v) < 0)
+		return buf_addf(err, "at = \"%s\" is not a local time HH:MM",
+		    v), -1;
+	return 0;
+}
+
+static int
+check_every(const char *v, struct buf *err)
+{
+	if (config_parse_every(v) < 0)
+		return buf_addf(err, "every = \"%s\" is not a number followed "
+		    "by m, h or d (6h)", v), -1;
+	return 0;
+}
+
+int
+config_check_reply(const char *v, struct buf *err)
+{
+	if (strcmp(v, "yes") && strcmp(v, "regressions") && strcmp(v, "no"))
+		return buf_addf(err, "reply \"%s\" is not yes, regressions or "
+		    "no", v), -1;
+	return 0;
+}
+
+static int
+check_search(const char *v, struct buf *err)
+{
+	if (strcmp(v, "auto") && strcmp(v, "yes") && strcmp(v, "no"))
+		return buf_addf(err, "search \"%s\" is not auto, yes or no", v),
+		    -1;
+	return 0;
+}
+
+static int
+check_send(const char *v, struct buf *err)
+{
+	if (strcmp(v, "none") && strcmp(v, "outbox") && strcmp(v, "smtp") &&
+	    strcmp(v, "sendmail"))
+		return buf_addf(err, "send \"%s\" is not none, outbox, smtp or "
+		    "sendmail", v), -1;
+	return 0;
+}
+
+/* The addr-spec of "Name <a@b>" or "a@b" into out; 0 or -1. */
+int
+config_addr_spec(const char *v, char *out, size_t sz)
+{
+	const char *lt = strrchr(v, '<'), *gt, *at;
+	size_t n;
+
+	if (lt) {
+		gt = strchr(lt, '>');
+		if (!gt || gt[1])
+			return -1;
+		v = lt + 1;
+		n = (size_t)(gt - v);
+	} else
+		n = strlen(v);
+	if (!n || n >= sz)
+		return -1;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	at = strchr(out, '@');
+	if (!at || at == out || !at[1] || strchr(at + 1, '@'))
+		return -1;
+	for (const char *p = out; *p; p++)
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f ||
+		    strchr("<>()[],;:\\\"", *p))
+			return -1;
+	return 0;
+}
+
+static int
+check_from(const char *v, struct buf *err)
+{
+	char a[256];
+
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			return buf_addstr(err, "from has a control byte"), -1;
+	if (config_addr_spec(v, a, sizeof(a)) < 0)
+		return buf_addf(err, "from \"%s\" is not an address (\"Name "
+		    "<user@host>\")", v), -1;
+	return 0;
+}
+
+static int
+check_relay(const char *v, struct buf *err)
+{
+	const char *c = strrchr(v, ':');
+	char *end;
+	long p;
+
+	if (!*v)
+		return 0;
+	if (!c || c == v)
+		return buf_addf(err, "relay \"%s\" is not HOST:PORT", v), -1;
+	p = strtol(c + 1, &end, 10);
+	if (*end || p < 1 || p > 65535)
+		return buf_addf(err, "relay \"%s\": port not in 1..65535", v),
+		    -1;
+	return 0;
+}
+
+static int
+check_public_url(const char *v, struct buf *err)
+{
+	if (*v && strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+		return buf_addf(err, "public_url \"%s\" is not an http(s) URL",
+		    v), -1;
+	return 0;
+}
 
 static int
 check_port(const char *v, struct buf *err)
@@ -146,8 +343,8 @@ const struct config_key config_keys[] = {
 	   last poll touching a watched path) rather than the Atom feed,
 	   which only shows the newest entries (auto: search, and the feed
 	   where the lore answers no search). */
-	{ "watch", "reply", CONFIG_STR, "no", mail_check_reply, 1 },
-	{ "watch", "search", CONFIG_STR, "auto", mail_check_search, 1 },
+	{ "watch", "reply", CONFIG_STR, "no", config_check_reply, 1 },
+	{ "watch", "search", CONFIG_STR, "auto", check_search, 1 },
 
 	/* ---- [tree "NAME"], [build] (trees and builds) ---- */
 	/* A git URL fetched with the git CLI into path (default
@@ -182,7 +379,7 @@ const struct config_key config_keys[] = {
 	/* ---- [agent "NAME"], [agents] (agents) ---- */
 	/* sha256sum of the agent's bearer token (the token itself is never
 	   stored); an agent without a section cannot register. */
-	{ "agent", "token_sha256", CONFIG_STR, NULL, agent_check_token_sha256, 1 },
+	{ "agent", "token_sha256", CONFIG_STR, NULL, check_token_sha256, 1 },
 	/* Power control of a machine that can hang (a kexec agent): an argv,
 	   split on white space, never given to a shell ("ipmitool -H bmc1
 	   -U ci -f /etc/kperfci/bmc.pw chassis power cycle").  Run by the
@@ -203,21 +400,21 @@ const struct config_key config_keys[] = {
 	   /api/v1/jobs and for managing others' series.  Unset: loopback
 	   requests are admin and nothing else is. */
 	{ "auth", "admin_token_sha256", CONFIG_STR, NULL,
-	    agent_check_token_sha256, 0 },
+	    check_token_sha256, 0 },
 	/* DNS names this server answers to besides addresses and localhost
 	   (a Host not listed is refused: DNS rebinding). */
-	{ "auth", "host", CONFIG_LIST, NULL, auth_check_host, 0 },
+	{ "auth", "host", CONFIG_LIST, NULL, check_host, 0 },
 	/* Loopback clients submit without a token (off behind a reverse
 	   proxy on this host that does not send X-Forwarded-For). */
 	{ "auth", "trust_loopback", CONFIG_BOOL, "true", NULL, 0 },
 	/* Addresses of reverse proxies in front of this server: a request
 	   from one is throttled and limited as the last X-Forwarded-For hop
 	   (the address the proxy saw), not as the proxy. */
-	{ "auth", "proxy", CONFIG_LIST, NULL, auth_check_proxy, 0 },
+	{ "auth", "proxy", CONFIG_LIST, NULL, check_proxy, 0 },
 	/* sha256sum of a submitter's token: needed to submit from anything
 	   but loopback.  "local" and "admin" are reserved names. */
 	{ "submitter", "token_sha256", CONFIG_STR, NULL,
-	    agent_check_token_sha256, 1 },
+	    check_token_sha256, 1 },
 
 	/* ---- [sched] (scheduler) ---- */
 	/* Boots per side for a comparison's first look, extra boots per side
@@ -234,8 +431,8 @@ const struct config_key config_keys[] = {
 	/* ---- [track "NAME"] (nightly runs: track.h) ---- */
 	{ "track", "tree", CONFIG_STR, NULL, NULL, 1 },
 	{ "track", "branch", CONFIG_STR, NULL, NULL, 1 },
-	{ "track", "at", CONFIG_STR, NULL, track_check_at, 1 },
-	{ "track", "every", CONFIG_STR, NULL, track_check_every, 1 },
+	{ "track", "at", CONFIG_STR, NULL, check_at, 1 },
+	{ "track", "every", CONFIG_STR, NULL, check_every, 1 },
 	{ "track", "matrix", CONFIG_STR, "", NULL, 1 },
 	{ "track", "boots", CONFIG_INT, "3", check_positive, 1 },
 	{ "track", "max_boots", CONFIG_INT, "9", check_positive, 1 },
@@ -243,7 +440,7 @@ const struct config_key config_keys[] = {
 	{ "track", "first_parent", CONFIG_BOOL, "true", NULL, 1 },
 	/* A found regression mailed to the commit's author in its Link:
 	   thread ([mail]): yes or regressions (the same here), or no. */
-	{ "track", "reply", CONFIG_STR, "no", mail_check_reply, 1 },
+	{ "track", "reply", CONFIG_STR, "no", config_check_reply, 1 },
 
 	/* ---- [mail] (daemon/mail.c: replies in the thread) ---- */
 	/* How mail leaves: none (off), outbox (an mbox file, for trying it
@@ -251,19 +448,19 @@ const struct config_key config_keys[] = {
 	   AUTH "user:password" read from auth_file) or sendmail (a
 	   sendmail-compatible command, split on blanks, run without a
 	   shell; -f FROM -- RCPT... is appended, the message on stdin). */
-	{ "mail", "send", CONFIG_STR, "none", mail_check_send, 0 },
+	{ "mail", "send", CONFIG_STR, "none", check_send, 0 },
 	{ "mail", "from", CONFIG_STR, "kperfci <kperfci@localhost>",
-	    mail_check_from, 0 },
-	{ "mail", "relay", CONFIG_STR, "", mail_check_relay, 0 },
+	    check_from, 0 },
+	{ "mail", "relay", CONFIG_STR, "", check_relay, 0 },
 	{ "mail", "starttls", CONFIG_BOOL, "true", NULL, 0 },
 	{ "mail", "auth_file", CONFIG_STR, "", NULL, 0 },
 	{ "mail", "sendmail", CONFIG_STR, "/usr/sbin/sendmail -oi", NULL, 0 },
 	/* Empty: <data>/outbox.mbox */
 	{ "mail", "outbox", CONFIG_STR, "", NULL, 0 },
 	/* The absolute base of links in mail (empty: http://listen:port/). */
-	{ "mail", "public_url", CONFIG_STR, "", mail_check_public_url, 0 },
+	{ "mail", "public_url", CONFIG_STR, "", check_public_url, 0 },
 	/* A submission's reply when it does not say (POST ?reply=). */
-	{ "mail", "reply", CONFIG_STR, "no", mail_check_reply, 0 },
+	{ "mail", "reply", CONFIG_STR, "no", config_check_reply, 0 },
 	/* Who is Cc'd: the thread's own To and Cc, only those matching a cc
 	   entry (an address or @domain) when any is given, at most cc_max.
 	   Nobody outside the thread's From/To/Cc is ever mailed. */
@@ -305,7 +502,7 @@ const struct config_key config_keys[] = {
 	{ "lava", "url", CONFIG_STR, NULL, NULL, 1 },
 	{ "lava", "token_file", CONFIG_STR, NULL, NULL, 1 },
 	{ "lava", "token_sha256", CONFIG_STR, NULL,
-	    agent_check_token_sha256, 1 },
+	    check_token_sha256, 1 },
 	{ "lava", "lava_run", CONFIG_STR, NULL, NULL, 1 },
 	{ "lava", "device", CONFIG_STR, NULL, NULL, 1 },
 	{ "lava", "device_type", CONFIG_LIST, NULL, NULL, 1 },

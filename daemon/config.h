@@ -88,6 +88,22 @@ const char *config_list(const struct config *, const char *section,
 const char *config_subsection(const struct config *, const char *section,
 	    size_t i);
 
+/* The example agent token etc/agent.conf ships (always refused). */
+#define CONFIG_AGENT_EXAMPLE_TOKEN	"change-me"
+
+/*
+ * Value parsers of the key table that readers use again at run time.
+ * config_parse_at: "HH:MM" as minutes after midnight, or -1.
+ * config_parse_every: "6h" (a number and m, h or d) as seconds, or -1.
+ * config_addr_spec: the addr-spec of "Name <a@b>" or "a@b" into out (sz
+ * bytes); 0 or -1.  config_check_reply: yes, regressions or no; 0, or -1
+ * with err.
+ */
+int	config_parse_at(const char *value);
+long	config_parse_every(const char *value);
+int	config_addr_spec(const char *value, char *out, size_t sz);
+int	config_check_reply(const char *value, struct buf *err);
+
 /* For -n and tests: the table itself. */
 extern const struct config_key config_keys[];
 extern const size_t config_nkeys;

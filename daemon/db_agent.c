@@ -11,7 +11,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
-#include "core/exercise.h"
+#include "daemon/db_exercise.h"
 #include "daemon/db_agent.h"
 #include "lib/log.h"
 #include "lib/proto.h"

@@ -9,7 +9,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
-#include "core/exercise.h"
+#include "daemon/db_exercise.h"
 #include "lib/proto.h"
 #include "lib/xalloc.h"
 

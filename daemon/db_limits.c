@@ -6,7 +6,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
-#include "daemon/limits.h"
+#include "daemon/db_limits.h"
 #include "lib/log.h"
 
 int

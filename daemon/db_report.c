@@ -9,7 +9,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
-#include "daemon/report.h"
+#include "daemon/db_report.h"
 #include "lib/log.h"
 
 int

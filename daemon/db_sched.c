@@ -2,7 +2,7 @@
  * db_sched: the SQL of the A/B scheduler (schema/0004-comparisons.sql):
  * submission requests, comparisons, and the read side of a comparison's
  * jobs (rows of 0003's jobs and job_attempts, which the agent layer
- * writes; the scheduler only reads them here).  Declared in sched.h.
+ * writes; the scheduler only reads them here).  Declared in db_sched.h.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 #include "daemon/db.h"
 #include "daemon/db_stmt.h"
-#include "daemon/sched.h"
+#include "daemon/db_sched.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 

@@ -11,8 +11,9 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
-#include "core/exercise.h"
-#include "daemon/stage_build.h"
+#include "daemon/db_exercise.h"
+#include "daemon/exercise_series.h"
+#include "daemon/trees.h"
 #include "core/tree.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -50,7 +51,7 @@ exercise_series_plan(struct db *db, long long sid, struct exercise_plan *p,
 		buf_addstr(err, "the series has no patched commit");
 		goto out;
 	}
-	if (stage_build_tree_conf(sb.tree, &tc, err) == -1)
+	if (trees_conf(sb.tree, &tc, err) == -1)
 		goto out;
 	have_tc = 1;
 	if (sb.patched_build > 0 && db_build_get(db, sb.patched_build,

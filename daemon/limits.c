@@ -19,6 +19,7 @@
 #include "daemon/config.h"
 #include "daemon/html.h"
 #include "daemon/http.h"
+#include "daemon/db_limits.h"
 #include "daemon/limits.h"
 #include "lib/log.h"
 

@@ -49,15 +49,6 @@ void	limits_release(const char *who, size_t upload_len);
 /* For tests: forgets every bucket. */
 void	limits_reset(void);
 
-/* db_limits.c: the bytes who's series keep in the store (uploads, cover
-   letters and patches); 0 or -1. */
-int	db_limits_upload_bytes(struct db *, const char *who,
-	    long long *bytes);
-int	db_limits_set_submitter(struct db *, long long id, const char *who);
-/* The uploaded mbox bytes series id keeps (0 for a lore URL); 0, 1 (no
-   such series) or -1. */
-int	db_limits_series_upload(struct db *, long long id, long long *bytes);
-
 /*
  * limits_submit for an HTTP request: 0, or -1 with the 429 (Retry-After
  * set) or 500 in resp, as JSON or, html, as a page.  who: the key

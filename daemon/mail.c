@@ -37,7 +37,8 @@
 
 #include <jansson.h>
 
-#include "core/exercise.h"
+#include "daemon/db_exercise.h"
+#include "daemon/exercise_series.h"
 #include "core/lore.h"
 #include "core/mailcmd.h"
 #include "core/mbox.h"
@@ -58,6 +59,7 @@
 #include "lib/run.h"
 #include "lib/sha256.h"
 #include "lib/smtp.h"
+#include "lib/strvec.h"
 #include "lib/xalloc.h"
 
 #define MAIL_MAX_BACKOFF	(6 * 3600)
@@ -68,106 +70,6 @@ static pthread_mutex_t mail_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mail_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t mail_thread;
 static int mail_running, mail_stopping, mail_kicked;
-
-/* ---- configuration checks ------------------------------------------- */
-
-int
-mail_check_reply(const char *v, struct buf *err)
-{
-	if (strcmp(v, "yes") && strcmp(v, "regressions") && strcmp(v, "no"))
-		return buf_addf(err, "reply \"%s\" is not yes, regressions or "
-		    "no", v), -1;
-	return 0;
-}
-
-int
-mail_check_search(const char *v, struct buf *err)
-{
-	if (strcmp(v, "auto") && strcmp(v, "yes") && strcmp(v, "no"))
-		return buf_addf(err, "search \"%s\" is not auto, yes or no", v),
-		    -1;
-	return 0;
-}
-
-int
-mail_check_send(const char *v, struct buf *err)
-{
-	if (strcmp(v, "none") && strcmp(v, "outbox") && strcmp(v, "smtp") &&
-	    strcmp(v, "sendmail"))
-		return buf_addf(err, "send \"%s\" is not none, outbox, smtp or "
-		    "sendmail", v), -1;
-	return 0;
-}
-
-/* The addr-spec of "Name <a@b>" or "a@b" into out; 0 or -1. */
-static int
-mail_addr_spec(const char *v, char *out, size_t sz)
-{
-	const char *lt = strrchr(v, '<'), *gt, *at;
-	size_t n;
-
-	if (lt) {
-		gt = strchr(lt, '>');
-		if (!gt || gt[1])
-			return -1;
-		v = lt + 1;
-		n = (size_t)(gt - v);
-	} else
-		n = strlen(v);
-	if (!n || n >= sz)
-		return -1;
-	memcpy(out, v, n);
-	out[n] = '\0';
-	at = strchr(out, '@');
-	if (!at || at == out || !at[1] || strchr(at + 1, '@'))
-		return -1;
-	for (const char *p = out; *p; p++)
-		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f ||
-		    strchr("<>()[],;:\\\"", *p))
-			return -1;
-	return 0;
-}
-
-int
-mail_check_from(const char *v, struct buf *err)
-{
-	char a[256];
-
-	for (const char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			return buf_addstr(err, "from has a control byte"), -1;
-	if (mail_addr_spec(v, a, sizeof(a)) < 0)
-		return buf_addf(err, "from \"%s\" is not an address (\"Name "
-		    "<user@host>\")", v), -1;
-	return 0;
-}
-
-int
-mail_check_relay(const char *v, struct buf *err)
-{
-	const char *c = strrchr(v, ':');
-	char *end;
-	long p;
-
-	if (!*v)
-		return 0;
-	if (!c || c == v)
-		return buf_addf(err, "relay \"%s\" is not HOST:PORT", v), -1;
-	p = strtol(c + 1, &end, 10);
-	if (*end || p < 1 || p > 65535)
-		return buf_addf(err, "relay \"%s\": port not in 1..65535", v),
-		    -1;
-	return 0;
-}
-
-int
-mail_check_public_url(const char *v, struct buf *err)
-{
-	if (*v && strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
-		return buf_addf(err, "public_url \"%s\" is not an http(s) URL",
-		    v), -1;
-	return 0;
-}
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -218,7 +120,7 @@ mail_domain(void)
 	char a[256];
 	const char *at;
 
-	if (mail_addr_spec(app.settings.mail.from, a, sizeof(a)) < 0 ||
+	if (config_addr_spec(app.settings.mail.from, a, sizeof(a)) < 0 ||
 	    !(at = strchr(a, '@')))
 		return "localhost";
 	snprintf(dom, sizeof(dom), "%s", at + 1);
@@ -383,7 +285,7 @@ mail_recipients(const struct mail_root *root, struct buf *rcpt,
 	int ncc = 0;
 	char a[256];
 
-	if (!root->from_email || mail_addr_spec(root->from_email, a,
+	if (!root->from_email || config_addr_spec(root->from_email, a,
 	    sizeof(a)) < 0)
 		return -1;
 	buf_addf(rcpt, "%s\n", a);
@@ -403,7 +305,7 @@ mail_recipients(const struct mail_root *root, struct buf *rcpt,
 	for (size_t i = 0; i < root->naddrs && ncc < set->mail.cc_max; i++) {
 		const char *c = root->addrs[i];
 
-		if (mail_addr_spec(c, a, sizeof(a)) < 0 ||
+		if (config_addr_spec(c, a, sizeof(a)) < 0 ||
 		    !strcasecmp(a, root->from_email))
 			continue;
 		if (set->mail.ncc && !mail_addr_matches(a, set->mail.cc,
@@ -558,7 +460,7 @@ mail_series_reply(struct db *db, long long sid, const char *reply,
 {
 	if (!reply || !*reply)
 		reply = app.settings.mail.reply;
-	if (mail_check_reply(reply, err) < 0)
+	if (config_check_reply(reply, err) < 0)
 		return -1;
 	return db_mail_policy_set(db, sid, reply, NULL);
 }
@@ -835,24 +737,19 @@ mail_sendmail(const char *from, char **rcpt, size_t nrcpt, const char *msg,
 {
 	char *words = xstrdup(app.settings.mail.sendmail), *save = NULL, *w;
 	char tmpl[] = "/tmp/kperfci-mail-XXXXXX";
-	const char **argv = NULL;
-	size_t n = 0;
+	struct strvec argv = STRVEC_INIT;
 	struct run r = { 0 };
 	int fd, rc = -1;
 
 	*permanent = 0;
 	for (w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t",
-	    &save)) {
-		argv = xrealloc(argv, (n + 1) * sizeof(*argv));
-		argv[n++] = w;
-	}
-	argv = xrealloc(argv, (n + nrcpt + 5) * sizeof(*argv));
-	argv[n++] = "-f";
-	argv[n++] = from;
-	argv[n++] = "--";
+	    &save))
+		strvec_push(&argv, w);
+	strvec_push(&argv, "-f");
+	strvec_push(&argv, from);
+	strvec_push(&argv, "--");
 	for (size_t i = 0; i < nrcpt; i++)
-		argv[n++] = rcpt[i];
-	argv[n] = NULL;
+		strvec_push(&argv, rcpt[i]);
 	if ((fd = mkstemp(tmpl)) < 0) {
 		buf_addf(err, "mkstemp: %s", strerror(errno));
 		goto out;
@@ -863,11 +760,11 @@ mail_sendmail(const char *from, char **rcpt, size_t nrcpt, const char *msg,
 		goto out_unlink;
 	}
 	close(fd);
-	r.argv = argv;
+	r.argv = strvec_argv(&argv);
 	r.stdin_path = tmpl;
 	r.timeout_sec = SMTP_TIMEOUT;
 	if (run_cmd(&r) < 0) {
-		buf_addf(err, "%s: %s", argv[0], run_status(&r));
+		buf_addf(err, "%s: %s", argv.v[0], run_status(&r));
 		/* sendmail's EX_TEMPFAIL (75) is worth a retry; others not */
 		*permanent = r.exit_code > 0 && r.exit_code != 75;
 		goto out_unlink;
@@ -876,7 +773,7 @@ mail_sendmail(const char *from, char **rcpt, size_t nrcpt, const char *msg,
 out_unlink:
 	unlink(tmpl);
 out:
-	free(argv);
+	strvec_clear(&argv);
 	free(words);
 	return rc;
 }
@@ -890,7 +787,7 @@ mail_transport(const struct mail_row *row, int *permanent, struct buf *err)
 	int rc = -1;
 
 	*permanent = 0;
-	if (mail_addr_spec(set->mail.from, from, sizeof(from)) < 0)
+	if (config_addr_spec(set->mail.from, from, sizeof(from)) < 0)
 		return buf_addstr(err, "[mail] from is not an address"), -1;
 	if (!strcmp(set->mail.send, "outbox"))
 		return mail_outbox(row->message, err);
@@ -1272,7 +1169,7 @@ mail_watch_reply(struct db *db, const char *watch, const char *base,
 		buf_addstr(outcome, "a reply");
 		goto out;
 	}
-	if (mail_addr_spec(m.from_email, sender, sizeof(sender)) < 0) {
+	if (config_addr_spec(m.from_email, sender, sizeof(sender)) < 0) {
 		buf_addstr(outcome, "a command from an unusable address");
 		goto out;
 	}

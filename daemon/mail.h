@@ -24,13 +24,6 @@
 struct db;
 
 
-/* Config checks ([mail], [watch] reply/search, [track] reply). */
-int	mail_check_reply(const char *v, struct buf *err);
-int	mail_check_search(const char *v, struct buf *err);
-int	mail_check_send(const char *v, struct buf *err);
-int	mail_check_from(const char *v, struct buf *err);
-int	mail_check_relay(const char *v, struct buf *err);
-int	mail_check_public_url(const char *v, struct buf *err);
 
 /* Starts and stops the mail queue thread (nothing when send = none). */
 int	mail_start(void);

@@ -286,17 +286,6 @@ void	report_text(const struct report *r, const char *server,
  */
 void	report_table_text(const struct stats_result *res, struct buf *out);
 
-/* ---- db_report.c: stored results --------------------------------------- */
-
-/* What the samples of comparison cid are now ("done=3,jobs=6,..."). */
-int	db_report_key(struct db *, long long cid, char *key, size_t sz);
-/* The stored result and profiles JSON text (NULL when none); 0 or -1. */
-int	db_report_stored(struct db *, long long cid, char **result,
-	    char **profiles);
-/* Stores profiles, and result unless one is stored already.  0 or -1. */
-int	db_report_store(struct db *, long long cid, const char *result,
-	    const char *profiles);
-
 /* ---- the changed code and the environment (report_exercise.c) --------- */
 
 /*

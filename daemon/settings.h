@@ -21,7 +21,7 @@
 struct config;
 
 /* [tree "NAME"]: path and url as written (relative paths resolved by
-   stage_build_tree_conf); at least one of them is set. */
+   trees_conf); at least one of them is set. */
 struct settings_tree {
 	const char	*name, *url, *path, *branch, *config;
 	const char	**fragments;

@@ -26,75 +26,9 @@
 #include "core/series.h"
 #include "daemon/stage_build.h"
 #include "core/tree.h"
+#include "daemon/trees.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
-
-const char *
-stage_build_tree_name(void)
-{
-	const struct settings_tree *t = app.settings.build.tree;
-
-	return t ? t->name : NULL;
-}
-
-/* Relative paths of the config: path and url-less repositories from the
-   current directory (like [daemon] data), fragments from the share
-   directory (the parent of the schema directory: the source tree or
-   PREFIX/share/kperfci). */
-static char *
-stage_abs(const char *base, const char *p)
-{
-	if (p[0] == '/')
-		return xstrdup(p);
-	return xasprintf("%s/%s", base, p);
-}
-
-int
-stage_build_tree_conf(const char *name, struct tree_conf *tc,
-    struct buf *err)
-{
-	const struct settings_tree *st = settings_tree(&app.settings, name);
-	const char *url, *path, *f;
-	char cwd[PATH_MAX], *share, *tmp;
-	size_t n = 0;
-
-	memset(tc, 0, sizeof(*tc));
-	if (!st) {
-		buf_addf(err, "tree \"%s\" is not a configured [tree]", name);
-		return -1;
-	}
-	if (!getcwd(cwd, sizeof(cwd))) {
-		buf_addf(err, "getcwd: %s", strerror(errno));
-		return -1;
-	}
-	tmp = xstrdup(app.schema_dir ? app.schema_dir : KPERFCI_SRCDIR "/schema");
-	share = xstrdup(dirname(tmp));
-	free(tmp);
-	url = st->url;
-	path = st->path;
-	tc->name = xstrdup(name);
-	tc->url = url ? xstrdup(url) : NULL;
-	if (path)
-		tc->path = stage_abs(cwd, path);
-	else if (url)
-		tc->path = xasprintf("%s/trees/%s.git", app.data_dir, name);
-	else {
-		buf_addf(err, "[tree \"%s\"] needs a path or a url", name);
-		free(share);
-		tree_conf_release(tc);
-		return -1;
-	}
-	tc->branch = xstrdup(st->branch);
-	f = st->config;
-	tc->config = strchr(f, '/') ? stage_abs(share, f) : xstrdup(f);
-	n = st->nfragments;
-	tc->fragments = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		tc->fragments[i] = stage_abs(share, st->fragments[i]);
-	tc->nfragments = n;
-	free(share);
-	return 0;
-}
 
 /* "tinyconfig + perf.config + qemu.config": for pages. */
 static char *
@@ -114,7 +48,7 @@ stage_config_desc(const struct tree_conf *tc)
 int
 stage_apply(struct stage_ctx *ctx)
 {
-	const char *name = stage_build_tree_name();
+	const char *name = trees_series_name();
 	struct tree_conf tc;
 	struct db_series s;
 	struct patch *patches = NULL;
@@ -132,7 +66,7 @@ stage_apply(struct stage_ctx *ctx)
 		buf_addstr(&ctx->err, "no [tree] is configured to apply it to");
 		return STAGE_REST;
 	}
-	if (stage_build_tree_conf(name, &tc, &ctx->err) != 0)
+	if (trees_conf(name, &tc, &ctx->err) != 0)
 		goto out;
 	if (db_series_get(ctx->db, ctx->series_id, 0, &s) != 0) {
 		buf_addf(&ctx->err, "cannot read series %lld",
@@ -296,7 +230,7 @@ stage_build_gc(struct stage_ctx *ctx)
 int
 stage_build(struct stage_ctx *ctx)
 {
-	const char *name = stage_build_tree_name();
+	const char *name = trees_series_name();
 	struct db_series_build sb;
 	struct tree_conf tc;
 	int64_t base_id = 0, patched_id = 0;
@@ -314,7 +248,7 @@ stage_build(struct stage_ctx *ctx)
 	have_sb = 1;
 	if (!name || strcmp(name, sb.tree))
 		name = sb.tree;
-	if (stage_build_tree_conf(name, &tc, &ctx->err) != 0)
+	if (trees_conf(name, &tc, &ctx->err) != 0)
 		goto out;
 	mark = ctx->err.len;
 	r = stage_build_one(ctx, &tc, sb.base_commit, NULL, NULL, 0, &base_id,

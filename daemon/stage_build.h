@@ -17,7 +17,6 @@
 
 struct stage_ctx;
 struct db;
-struct tree_conf;
 struct db_build;
 
 int	stage_apply(struct stage_ctx *);
@@ -26,11 +25,5 @@ int	stage_build(struct stage_ctx *);
 /* Series section (routes.c): "builds" in the JSON, a <section> on the page. */
 
 /* The JSON object of one build row (series JSON and /api/v1/builds/ID). */
-
-/* The configured tree series go to (NULL when none is configured). */
-const char *stage_build_tree_name(void);
-/* Fills tc from [tree "name"] with absolute paths.  0 or -1 with err. */
-int	stage_build_tree_conf(const char *name, struct tree_conf *tc,
-	    struct buf *err);
 
 #endif

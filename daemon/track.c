@@ -78,7 +78,7 @@
 #include "daemon/db_track.h"
 #include "daemon/kernels.h"
 #include "daemon/sched.h"
-#include "daemon/stage_build.h"
+#include "daemon/trees.h"
 #include "core/stats.h"
 #include "daemon/track.h"
 #include "core/tree.h"
@@ -103,56 +103,6 @@ track_conf_release(struct track_conf *tc)
 	memset(tc, 0, sizeof(*tc));
 }
 
-static int
-track_parse_at(const char *v)
-{
-	int h, m;
-	char end;
-
-	if (strlen(v) != 5 || sscanf(v, "%2d:%2d%c", &h, &m, &end) != 2 ||
-	    !isdigit((unsigned char)v[0]) || v[2] != ':' || h < 0 || h > 23 ||
-	    m < 0 || m > 59)
-		return -1;
-	return h * 60 + m;
-}
-
-static long
-track_parse_every(const char *v)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || n < 1 || n > 100000 || *end == '\0' ||
-	    end[1] != '\0')
-		return -1;
-	switch (*end) {
-	case 'm': return n * 60;
-	case 'h': return n * 3600;
-	case 'd': return n * 86400;
-	}
-	return -1;
-}
-
-int
-track_check_at(const char *v, struct buf *err)
-{
-	if (track_parse_at(v) < 0)
-		return buf_addf(err, "at = \"%s\" is not a local time HH:MM",
-		    v), -1;
-	return 0;
-}
-
-int
-track_check_every(const char *v, struct buf *err)
-{
-	if (track_parse_every(v) < 0)
-		return buf_addf(err, "every = \"%s\" is not a number followed "
-		    "by m, h or d (6h)", v), -1;
-	return 0;
-}
-
 int
 track_conf_get(const char *name, struct track_conf *tc)
 {
@@ -165,8 +115,8 @@ track_conf_get(const char *name, struct track_conf *tc)
 	tc->tree = xstrdup(t->tree ? t->tree : "");
 	tc->branch = xstrdup(t->branch);
 	tc->matrix = t->matrix ? xstrdup(t->matrix) : NULL;
-	tc->at_min = t->at ? track_parse_at(t->at) : -1;
-	tc->every_sec = t->every ? track_parse_every(t->every) : 0;
+	tc->at_min = t->at ? config_parse_at(t->at) : -1;
+	tc->every_sec = t->every ? config_parse_every(t->every) : 0;
 	tc->boots = t->boots;
 	tc->max_boots = t->max_boots;
 	tc->priority = t->priority;
@@ -715,7 +665,7 @@ track_run_step(struct db *db, struct track_run *r, volatile int *stop)
 		buf_addf(&err, "track %s is no longer configured", r->track);
 		goto out;
 	}
-	if (stage_build_tree_conf(tc.tree, &tree, &err) != 0)
+	if (trees_conf(tc.tree, &tree, &err) != 0)
 		goto out;
 	was = r->state;
 	if (!strcmp(was, "queued")) {
@@ -1622,7 +1572,7 @@ track_bisect_step(struct db *db, struct track_regression *g,
 
 	memset(&tree, 0, sizeof(tree));
 	if (track_conf_get(g->track, &tc) != 0 ||
-	    stage_build_tree_conf(tc.tree, &tree, &err) != 0) {
+	    trees_conf(tc.tree, &tree, &err) != 0) {
 		track_set(&g->state, "failed");
 		track_set(&g->error, err.len ? err.data : "the track is no "
 		    "longer configured");

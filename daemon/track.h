@@ -39,9 +39,6 @@ void	track_conf_release(struct track_conf *);
 /* Fills tc from [track "name"] of app.settings.  0, or -1 (no such track). */
 int	track_conf_get(const char *name, struct track_conf *tc);
 
-/* Config checks of `at` (HH:MM) and `every` (N followed by m, h or d). */
-int	track_check_at(const char *value, struct buf *err);
-int	track_check_every(const char *value, struct buf *err);
 
 /*
  * Whether a timer run is due at now: the newest scheduled time at or

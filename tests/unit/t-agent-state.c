@@ -123,7 +123,7 @@ static void
 test_kexec_lines(void)
 {
 	struct agent_conf c;
-	struct agent_argv a = { { 0 }, 0 };
+	struct strvec a = STRVEC_INIT;
 	struct buf cmd = BUF_INIT(0);
 
 	agent_kexec_cmdline("BOOT_IMAGE=/boot/vmlinuz-6.1.0 root=UUID=abc ro "
@@ -141,7 +141,7 @@ test_kexec_lines(void)
 	is_str(a.v[3], "--command-line=root=UUID=abc ro quiet mitigations=off "
 	    "kperfci.job=7.2", "argv[3]: the whole cmdline as one word");
 	ok(a.v[4] == NULL, "argv NULL-terminated");
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	free(c.kexec_initrd);
 	c.kexec_initrd = xstrdup("/boot/initrd.img-job");
 	agent_kexec_load_argv(&c, "/k", "root=/dev/sda1 kperfci.job=1.1", &a);
@@ -149,15 +149,28 @@ test_kexec_lines(void)
 	is_str(a.v[3], "--initrd=/boot/initrd.img-job", "argv[3] initrd");
 	is_str(a.v[4], "--command-line=root=/dev/sda1 kperfci.job=1.1",
 	    "argv[4] cmdline");
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	agent_argv_split(c.kexec_exec, &a);
 	is_int(a.n, 2, "exec: systemctl kexec");
 	is_str(a.v[0], "systemctl", "exec argv[0]");
 	is_str(a.v[1], "kexec", "exec argv[1]");
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	agent_argv_split(c.reboot_cmd, &a);
 	is_str(a.v[1], "reboot", "home: systemctl reboot");
-	agent_argv_release(&a);
+	strvec_clear(&a);
+	{
+		struct buf many = BUF_INIT(0);
+
+		for (int i = 0; i < 100; i++)
+			buf_addf(&many, "%sw%d", i ? " " : "", i);
+		agent_argv_split(many.data, &a);
+		is_int(a.n, 100, "a 100-word command keeps every word (a "
+		    "fixed array of 64 dropped the rest)");
+		is_str(a.v[99], "w99", "the last one included");
+		ok(a.v[100] == NULL, "NULL-terminated");
+		strvec_clear(&a);
+		buf_release(&many);
+	}
 	agent_conf_release(&c);
 	buf_release(&cmd);
 }
@@ -346,7 +359,7 @@ static void
 test_qemu_argv(void)
 {
 	struct agent_conf c;
-	struct agent_argv a = { { 0 }, 0 };
+	struct strvec a = STRVEC_INIT;
 	struct buf all = BUF_INIT(0), err2 = BUF_INIT(512);
 	json_t *t;
 
@@ -356,7 +369,7 @@ test_qemu_argv(void)
 	qemu_argv(&c, "tcg", "/k/bz", "/j/initramfs.cpio",
 	    "console=ttyS0 panic=-1 kperfci.job=1.1", "/j/console.log",
 	    "/j/results.log", &a);
-	for (int i = 0; i < a.n; i++)
+	for (size_t i = 0; i < a.n; i++)
 		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
 	is_str(all.data, "qemu-system-x86_64 -nodefaults -display none "
 	    "-no-reboot -accel tcg -m 2048M -smp 4,sockets=2,cores=2,threads=1 "
@@ -368,42 +381,42 @@ test_qemu_argv(void)
 	    "-append console=ttyS0 panic=-1 kperfci.job=1.1 "
 	    "-serial file:/j/console.log -serial file:/j/results.log",
 	    "qemu argv: 2 sockets x 2 cores, memory per node");
-	agent_argv_release(&a);
+	strvec_clear(&a);
 
 	free(c.icount);
 	c.icount = xstrdup("shift=3,sleep=off");
 	qemu_argv(&c, "tcg", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
 	buf_reset(&all);
-	for (int i = 0; i < a.n; i++)
+	for (size_t i = 0; i < a.n; i++)
 		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
 	ok(strstr(all.data, " -accel tcg -icount shift=3,sleep=off -m ") != NULL,
 	    "icount follows -accel tcg: %s", all.data);
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	qemu_argv(&c, "kvm", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
 	buf_reset(&all);
-	for (int i = 0; i < a.n; i++)
+	for (size_t i = 0; i < a.n; i++)
 		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
 	ok(strstr(all.data, "-icount") == NULL, "no icount under kvm");
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	free(c.mttcg);
 	c.mttcg = xstrdup("on");
 	qemu_argv(&c, "tcg", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
 	buf_reset(&all);
-	for (int i = 0; i < a.n; i++)
+	for (size_t i = 0; i < a.n; i++)
 		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
 	ok(strstr(all.data, " -accel tcg,thread=multi -m ") != NULL &&
 	    strstr(all.data, "-icount") == NULL, "mttcg = on: one host thread "
 	    "per vCPU and no icount: %s", all.data);
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	free(c.mttcg);
 	c.mttcg = xstrdup("auto");
 	qemu_argv(&c, "tcg", "/k/bz", "/j/i", "x", "/j/c", "/j/r", &a);
 	buf_reset(&all);
-	for (int i = 0; i < a.n; i++)
+	for (size_t i = 0; i < a.n; i++)
 		buf_addf(&all, "%s%s", i ? " " : "", a.v[i]);
 	ok(strstr(all.data, "-icount shift=3,sleep=off") != NULL,
 	    "mttcg = auto: a configured icount stands");
-	agent_argv_release(&a);
+	strvec_clear(&a);
 	ok(agent_conf_parse(&c, "a.conf", "[qemu]\nmttcg = maybe\n", &err2)
 	    == -1 && strstr(err2.data, "mttcg: expected auto, on or off"),
 	    "mttcg: a bad value is named");

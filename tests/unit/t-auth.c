@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "daemon/agent.h"
+#include "daemon/config.h"
 #include "daemon/app.h"
 #include "daemon/auth.h"
 #include "daemon/db.h"
@@ -345,8 +346,15 @@ test_proxy(const char *extra)
 		    "an IPv4 address stays itself");
 	}
 	http_req_release(&r);
-	is_int(auth_check_proxy("proxy.example.org", &err), -1,
-	    "[auth] proxy must be an address");
+	{
+		struct config pc;
+
+		config_init(&pc);
+		is_int(config_parse(&pc, "proxy.conf",
+		    "[auth]\nproxy = proxy.example.org\n", &err), -1,
+		    "[auth] proxy must be an address");
+		config_release(&pc);
+	}
 	ok(strstr(err.data, "proxy.example.org") != NULL, "saying so (%s)",
 	    err.data);
 	buf_release(&err);
