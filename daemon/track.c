@@ -4,17 +4,21 @@
  *
  * DESIGN
  *
- * One thread, one queue.  Everything here blocks (git fetch, kernel
- * builds, waiting for agents), so it runs on its own thread and never on
- * a pipeline worker or an HTTP thread: a nightly build never holds the
- * worker that would fetch the next series (redis bio.c style).  The thread
- * loops over (1) timers: a due [track] gets a queued run; (2) runs not done
- * or failed, each advanced by one state; (3) regressions being bisected,
- * each advanced by one step state.  States live in the store only, so a
- * restart resumes every run and bisect where it stood.  Since runs are
+ * Two threads, a queue each (redis bio.c's rule: a queue per kind of
+ * work).  Everything here blocks (git fetch, kernel builds, waiting for
+ * agents), so it runs on threads of its own and never on a pipeline worker
+ * or an HTTP thread: a nightly build never holds the worker that would
+ * fetch the next series.  The "track" thread loops over (1) timers: a due
+ * [track] gets a queued run; (2) runs not done or failed, each advanced by
+ * one state.  The "bisect" thread advances regressions being bisected, one
+ * step state each, so a long bisect (a build and boots per step) never
+ * delays the next track's nightly run.  A finished run kicks both: its
+ * analysis may have opened a regression.  States live in the store only,
+ * so a restart resumes every run and bisect where it stood.  Since runs are
  * created only when the track has none in progress (db_track_run_new, in a
  * transaction) and one thread advances them, two runs of a track never
- * overlap.
+ * overlap; one thread advances every bisect, so two steps of one
+ * regression never overlap either.
  *
  * A run: queued -> fetched (git fetch for a url tree, then the branch
  * head; the same head as the last tested run is `done` with "no new
@@ -166,49 +170,83 @@ track_hex40(const char *s)
 	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
-/* ---- the thread --------------------------------------------------------- */
+/* ---- the threads: a queue per kind of work ----------------------------- */
 
-static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t tr_cond = PTHREAD_COND_INITIALIZER;
-static pthread_t tr_thread;
-static int tr_running, tr_poll = 5;
+static int track_pass_runs(struct db *, volatile int *stop);
+static int track_pass_bisects(struct db *, volatile int *stop);
+
+struct track_queue {
+	const char	*name;
+	int		(*pass)(struct db *, volatile int *stop);
+	pthread_mutex_t	 lock;
+	pthread_cond_t	 cond;
+	pthread_t	 thread;
+	int		 running;
+	unsigned	 kicks;
+};
+
+static struct track_queue tr_queues[] = {
+	{ "track", track_pass_runs, PTHREAD_MUTEX_INITIALIZER,
+	    PTHREAD_COND_INITIALIZER, 0, 0, 0 },
+	{ "bisect", track_pass_bisects, PTHREAD_MUTEX_INITIALIZER,
+	    PTHREAD_COND_INITIALIZER, 0, 0, 0 },
+};
+#define TRACK_NQUEUES	(sizeof(tr_queues) / sizeof(tr_queues[0]))
+
+static int tr_poll = 5;
 static volatile int tr_stop;
-static unsigned tr_kicks;
+
+/* A run moved: its analysis may have opened a regression to bisect. */
+static void
+track_kick_bisects(void)
+{
+	struct track_queue *q = &tr_queues[1];
+
+	pthread_mutex_lock(&q->lock);
+	q->kicks++;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
 
 void
 track_kick(void)
 {
-	pthread_mutex_lock(&tr_lock);
-	tr_kicks++;
-	pthread_cond_broadcast(&tr_cond);
-	pthread_mutex_unlock(&tr_lock);
+	for (size_t i = 0; i < TRACK_NQUEUES; i++) {
+		struct track_queue *q = &tr_queues[i];
+
+		pthread_mutex_lock(&q->lock);
+		q->kicks++;
+		pthread_cond_broadcast(&q->cond);
+		pthread_mutex_unlock(&q->lock);
+	}
 }
 
 static void *
 track_main(void *arg)
 {
+	struct track_queue *q = arg;
 	struct db *db = app_db();
 	unsigned seen;
 	int did;
 
 	if (!db) {
-		error("track: no database; nightly runs stopped");
+		error("%s: no database; nightly work stopped", q->name);
 		return NULL;
 	}
 	while (!tr_stop) {
-		pthread_mutex_lock(&tr_lock);
-		seen = tr_kicks;
-		pthread_mutex_unlock(&tr_lock);
-		did = track_pass(db, &tr_stop);
-		pthread_mutex_lock(&tr_lock);
-		if (!tr_stop && !did && seen == tr_kicks) {
+		pthread_mutex_lock(&q->lock);
+		seen = q->kicks;
+		pthread_mutex_unlock(&q->lock);
+		did = q->pass(db, &tr_stop);
+		pthread_mutex_lock(&q->lock);
+		if (!tr_stop && !did && seen == q->kicks) {
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += tr_poll;
-			pthread_cond_timedwait(&tr_cond, &tr_lock, &ts);
+			pthread_cond_timedwait(&q->cond, &q->lock, &ts);
 		}
-		pthread_mutex_unlock(&tr_lock);
+		pthread_mutex_unlock(&q->lock);
 	}
 	app_db_close_thread();
 	return NULL;
@@ -221,27 +259,36 @@ track_start(int poll_sec)
 
 	tr_poll = poll_sec > 0 ? poll_sec : 5;
 	tr_stop = 0;
-	e = pthread_create(&tr_thread, NULL, track_main, NULL);
-	if (e) {
-		errno = e;
-		log_warn("track: cannot start the thread");
-		return -1;
+	for (size_t i = 0; i < TRACK_NQUEUES; i++) {
+		struct track_queue *q = &tr_queues[i];
+
+		e = pthread_create(&q->thread, NULL, track_main, q);
+		if (e) {
+			errno = e;
+			log_warn("%s: cannot start the thread", q->name);
+			track_stop();
+			return -1;
+		}
+		q->running = 1;
 	}
-	tr_running = 1;
 	return 0;
 }
 
 void
 track_stop(void)
 {
-	if (!tr_running)
-		return;
-	pthread_mutex_lock(&tr_lock);
 	tr_stop = 1;
-	pthread_cond_broadcast(&tr_cond);
-	pthread_mutex_unlock(&tr_lock);
-	pthread_join(tr_thread, NULL);
-	tr_running = 0;
+	for (size_t i = 0; i < TRACK_NQUEUES; i++) {
+		struct track_queue *q = &tr_queues[i];
+
+		if (!q->running)
+			continue;
+		pthread_mutex_lock(&q->lock);
+		pthread_cond_broadcast(&q->cond);
+		pthread_mutex_unlock(&q->lock);
+		pthread_join(q->thread, NULL);
+		q->running = 0;
+	}
 }
 
 int
@@ -1627,19 +1674,32 @@ track_timers(struct db *db)
 	return n;
 }
 
-int
-track_pass(struct db *db, volatile int *stop)
+/* The "track" queue: timers, then every active run by one state. */
+static int
+track_pass_runs(struct db *db, volatile int *stop)
 {
 	struct track_run *runs;
-	struct track_regression *regs;
 	size_t n, i;
-	int did = track_timers(db);
+	int did = track_timers(db), was = did;
 
 	if (db_track_runs_active(db, &runs, &n) == 0) {
 		for (i = 0; i < n && !(stop && *stop); i++)
 			did += track_run_step(db, &runs[i], stop);
 		track_runs_free(runs, n);
 	}
+	if (did > was)
+		track_kick_bisects();
+	return did;
+}
+
+/* The "bisect" queue: every regression being bisected by one step. */
+static int
+track_pass_bisects(struct db *db, volatile int *stop)
+{
+	struct track_regression *regs;
+	size_t n, i;
+	int did = 0;
+
 	if (db_track_regressions(db, NULL, &regs, &n) == 0) {
 		for (i = 0; i < n && !(stop && *stop); i++)
 			if (!strcmp(regs[i].state, "bisecting"))
@@ -1647,4 +1707,12 @@ track_pass(struct db *db, volatile int *stop)
 		track_regressions_free(regs, n);
 	}
 	return did;
+}
+
+int
+track_pass(struct db *db, volatile int *stop)
+{
+	int did = track_pass_runs(db, stop);
+
+	return did + track_pass_bisects(db, stop);
 }

@@ -3,7 +3,8 @@
 # binaries.  core/ (mail, series, lore URLs, stats, trees, builds, the
 # sandbox, charts, claims...) includes nothing from daemon/, the CLI and
 # the agent include nothing from daemon/, and the kperfci binary carries
-# none of the daemon's store, HTTP or page code.
+# none of the daemon's store, HTTP or page code.  Inside daemon/, the
+# three floors of DESIGN.md: faces, services, store (below).
 . "$(dirname "$0")/../lib.sh"
 
 cd "$SRC" || exit 1
@@ -14,6 +15,76 @@ bad=$(grep -ln '^#include "daemon/' cli/*.c cli/*.h agents/*.c agents/*.h \
 is "$bad" "" "cli/ and agents/ include no daemon/ header"
 bad=$(grep -ln '^#include <\(sqlite3\|microhttpd\)\.h>' core/*.c lib/*.c || :)
 is "$bad" "" "core/ and lib/ use neither sqlite nor libmicrohttpd"
+
+# daemon/'s floors (DESIGN.md): faces call services, services call the
+# store and core/, nothing calls up and no face calls another face.
+#   store     db.c, db_*.c (their SQL; headers db_<area>.h)
+#   faces     api_*, ui, ui_*, stage_*, and the thread files track, watch,
+#             lease (kperfcid.c, main, wires everything and is left out)
+#   services  everything else (config, kernels, trees, sched, report*,
+#             mail, pipeline, http*, html, routes, ...)
+# An arrow is an #include "daemon/X.h" in daemon/A.c or daemon/A.h.
+daemon_arrows() {
+	for f in daemon/*.c daemon/*.h; do
+		a=${f#daemon/}; a=${a%.[ch]}
+		[ "$a" = kperfcid ] && continue
+		sed -n 's|^#include "daemon/\([a-z_0-9]*\)\.h".*|\1|p' "$f" |
+		    while read -r b; do
+			[ "$a" != "$b" ] && echo "$a>$b"
+		    done
+	done | sort -u
+}
+floor() {
+	case $1 in
+	db|db_*) echo store ;;
+	api_*|ui|ui_*|stage_*|track|watch|lease) echo face ;;
+	*) echo service ;;
+	esac
+}
+arrows=$(daemon_arrows)
+bad_face= bad_up= bad_store=
+for e in $arrows; do
+	fa=$(floor "${e%>*}") fb=$(floor "${e#*>}")
+	case $fa/$fb in
+	face/face) bad_face="$bad_face $e" ;;
+	service/face) bad_up="$bad_up $e" ;;
+	store/service|store/face) bad_store="$bad_store $e" ;;
+	esac
+done
+# Known arrows still to move into services: each listed one must still
+# exist (the list only shrinks) and no other may appear.
+is "$(echo $bad_face)" "api_build>stage_build api_track>track \
+api_watch>watch ui_track>api_track ui_track>track" \
+    "faces include no other face (but the known ones)"
+is "$(echo $bad_up)" "pipeline>stage_build routes>stage_build" \
+    "services include no face (but the known ones)"
+is "$(echo $bad_store)" "" "store files include only the store"
+bad=$(grep -l '[ 	*]db_[a-z_]*(struct db \*' core/*.h || :)
+is "$bad" "" "no core header declares the daemon's store"
+bad=$(for f in daemon/db_*.c; do [ -f "${f%.c}.h" ] || echo "$f"; done)
+is "$bad" "" "each db_<area>.c has its own db_<area>.h"
+
+# Circles: the strongly connected parts of the arrows (a reaches b and b
+# reaches a), one sorted line each.  Only http <-> http_cache may stay;
+# the others listed are known and must shrink, never grow.
+circles=$(echo "$arrows" | tr '>' ' ' | awk '
+	{ e[$1, $2] = 1; n[$1] = 1; n[$2] = 1 }
+	END {
+		for (k in n) for (i in n) if ((i, k) in e)
+			for (j in n) if ((k, j) in e) e[i, j] = 1
+		for (a in n) {
+			s = a
+			for (b in n) if (a != b && (a, b) in e && (b, a) in e)
+				s = s " " b
+			if (s != a) print s
+		}
+	}' | while read -r line; do
+		echo "$line" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'
+		echo
+	done | sort -u | tr '\n' '|' | sed 's/|$//')
+is "$circles" "agent auth|html http http_cache|intake mail noise pipeline \
+report report_mail sched stage_build" \
+    "no circles in daemon/ but http <-> http_cache (and the known ones)"
 
 command -v nm >/dev/null || skip_all "nm not installed"
 # symbols the CLI must not define: the store, the HTTP server, the pages
