@@ -1182,6 +1182,7 @@ build_make(struct build_ctx *x)
 	const char *mk[] = { "make", "-C", x->linux_dir, "O=kbuild", jobs,
 	    target, NULL };
 	struct build_monitor mon;
+	struct stat st;
 	int timeout, r;
 
 	memset(&mon, 0, sizeof(mon));
@@ -1198,6 +1199,13 @@ build_make(struct build_ctx *x)
 	    timeout, &mon.kill, &x->why);
 	mon.stop = 1;
 	pthread_join(mon.thread, NULL);
+	/* the monitor looks every two seconds: a burst between two looks
+	   is caught here, before anything records the build's size */
+	if (r == 0 && stat(x->log, &st) == 0 && st.st_size > BUILD_LOG_LIMIT) {
+		mon.log_over = 1;
+		r = -1;
+	}
+	build_log_trim(x->log);
 	if (r != 0 && mon.over) {
 		buf_reset(&x->why);
 		buf_addf(&x->why, "build output over its limit (%lld MiB "
