@@ -19,7 +19,6 @@
 
 #include "daemon/api_track.h"
 #include "daemon/app.h"
-#include "core/changepoint.h"
 #include "daemon/config.h"
 #include "daemon/db_track.h"
 #include "daemon/html.h"
@@ -137,7 +136,21 @@ ui_tracks(struct http_req *req, struct http_resp *resp)
 	return 0;
 }
 
-/* One metric's chart: points pts[0..n) of one (workload, params, metric). */
+/* 1 if regression g was opened on the chart's (workload, params, metric). */
+static int
+ui_track_reg_is(const struct track_regression *g, const struct track_point *p)
+{
+	return !strcmp(g->workload, p->workload) &&
+	    !strcmp(g->params, p->params) && !strcmp(g->metric, p->metric);
+}
+
+/*
+ * One metric's chart: points pts[0..n) of one (workload, params, metric).
+ * Its change points are the regressions the nightly rule opened and
+ * stored when their runs finished (track.c), drawn where their first bad
+ * run begins: a GET never runs the detection, and the page shows the
+ * points the daemon acted on, not a detection of its own.
+ */
 static void
 ui_track_chart(struct buf *b, const struct track_point *pts, size_t n,
     const struct track_regression *regs, size_t ng)
@@ -149,11 +162,9 @@ ui_track_chart(struct buf *b, const struct track_point *pts, size_t n,
 	size_t *start = xcalloc(n + 1, sizeof(size_t)), nn = 0, i, k, nv = 0;
 	long long *run = xcalloc(n, sizeof(long long));
 	double lo = INFINITY, hi = -INFINITY;
-	struct changepoint *cps = NULL;
-	size_t ncp = 0;
 	struct svg_series s[3];
 	struct svg_chart c;
-	char title[512], err[128];
+	char title[512];
 
 	for (i = 0; i < n; i++) {
 		x[i] = (double)pts[i].run_id;
@@ -174,7 +185,6 @@ ui_track_chart(struct buf *b, const struct track_point *pts, size_t n,
 		mx[k] = (double)run[k];
 		my[k] = sum / (start[k + 1] - start[k]);
 	}
-	changepoint_detect(y, start, nn, NULL, &cps, &ncp, err, sizeof(err));
 	memset(s, 0, sizeof(s));
 	s[0].label = "per-boot means";
 	s[0].x = x;
@@ -189,11 +199,15 @@ ui_track_chart(struct buf *b, const struct track_point *pts, size_t n,
 	s[1].line = 1;
 	s[1].mean = NAN;
 	s[1].side = 0;
-	/* change points: a vertical segment just before the first new run */
-	for (k = 0; k < ncp; k++) {
-		double at = cps[k].night ? (mx[cps[k].night - 1] +
-		    mx[cps[k].night]) / 2 : mx[0];
+	/* change points: a vertical segment just before the first bad run */
+	for (k = 0; k < ng && nv + 2 <= 4 * n + 4; k++) {
+		double at = (double)regs[k].bad_run - 0.5;
 
+		if (!ui_track_reg_is(&regs[k], &pts[0]))
+			continue;
+		for (i = 1; i < nn; i++)
+			if (run[i] == regs[k].bad_run)
+				at = (mx[i - 1] + mx[i]) / 2;
 		vx[nv] = at;
 		vy[nv++] = lo;
 		vx[nv] = at;
@@ -221,20 +235,17 @@ ui_track_chart(struct buf *b, const struct track_point *pts, size_t n,
 	buf_addstr(b, "<figure class=\"history\">\n");
 	svg_chart(b, &c);
 	buf_addstr(b, "<figcaption>");
-	for (k = 0; k < ncp; k++)
+	for (k = 0; k < ng; k++) {
+		if (!ui_track_reg_is(&regs[k], &pts[0]))
+			continue;
 		html_txtf(b, "change point at run %lld: %+.1f%% [%+.1f%%, "
-		    "%+.1f%%], p = %.3f. ", run[cps[k].night],
-		    cps[k].pct_change, cps[k].ci_lo, cps[k].ci_hi,
-		    cps[k].p_value);
-	for (k = 0; k < ng; k++)
-		if (!strcmp(regs[k].workload, pts[0].workload) &&
-		    !strcmp(regs[k].params, pts[0].params) &&
-		    !strcmp(regs[k].metric, pts[0].metric))
-			buf_addf(b, "<a class=\"regression\" href=\"/regressions/"
-			    "%lld\">regression #%lld</a> ", regs[k].id,
-			    regs[k].id);
+		    "%+.1f%%], p = %.3f: ", regs[k].bad_run,
+		    regs[k].pct_change, regs[k].ci_lo, regs[k].ci_hi,
+		    regs[k].p_value);
+		buf_addf(b, "<a class=\"regression\" href=\"/regressions/"
+		    "%lld\">regression #%lld</a>. ", regs[k].id, regs[k].id);
+	}
 	buf_addstr(b, "</figcaption>\n</figure>\n");
-	free(cps);
 	free(x);
 	free(y);
 	free(mx);
