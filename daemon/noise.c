@@ -9,7 +9,7 @@
 
 #include "core/stats.h"
 #include "daemon/db.h"
-#include "daemon/sched.h"
+#include "daemon/db_sched.h"
 #include "daemon/noise.h"
 #include "lib/xalloc.h"
 

@@ -205,10 +205,7 @@ const char *report_lock_blind(const struct report *);
 
 /* report_claims.c: the author's claims, checked against the result. */
 int	report_claims_load(struct db *, struct report *);
-struct claims;
-/* Appends the claims of series sid (cover letter, patches): 0, 1 no such
-   series, -1 store error. */
-int	report_claims_extract(struct db *, long long sid, struct claims *);
+/* (the claims of a stored series: daemon/claims_series.h) */
 void	report_claims_free(struct report *);
 size_t	report_claims_count(const struct report *);
 json_t	*report_claims_json(const struct report *);

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "core/claims.h"
+#include "daemon/claims_series.h"
 #include "daemon/db.h"
 #include "daemon/html.h"
 #include "daemon/noise.h"
@@ -36,33 +37,11 @@ struct report_claims {
 	size_t		 nrows;
 };
 
-/* The claims of series sid's cover letter and patches, from the store. */
-int
-report_claims_extract(struct db *db, long long sid, struct claims *out)
-{
-	struct db_series s;
-	int rc;
-
-	if ((rc = db_series_get(db, sid, 1, &s)) != 0)
-		return rc;
-	if (s.cover_body)
-		claims_extract(out, s.cover_body, "cover letter");
-	for (size_t i = 0; i < s.npatches; i++) {
-		char *where = xasprintf("patch %d/%d", s.patches[i].counter,
-		    s.patches[i].total);
-
-		claims_extract(out, s.patches[i].message, where);
-		free(where);
-	}
-	db_series_release(&s);
-	return 0;
-}
-
 int
 report_claims_load(struct db *db, struct report *r)
 {
 	r->claims = xcalloc(1, sizeof(*r->claims));
-	report_claims_extract(db, r->series_id, &r->claims->claims);
+	claims_series_extract(db, r->series_id, &r->claims->claims);
 	/* the noise the boots to tell a claim rest on: the class's own
 	   history when it has one (comparisons before this one) */
 	if (r->claims->claims.n && r->hw_class)

@@ -33,6 +33,7 @@
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
+#include "daemon/claims_series.h"
 #include "daemon/config.h"
 #include "daemon/db.h"
 #include "daemon/db_build.h"
@@ -43,7 +44,6 @@
 #include "daemon/pipeline.h"
 #include "daemon/noise.h"
 #include "core/claims.h"
-#include "daemon/report.h"
 #include "daemon/sched.h"
 #include "core/stats.h"
 #include "lib/log.h"
@@ -711,7 +711,7 @@ sched_auto_boots(struct db *db, long long sid, const char *class,
 		    "its noise from", class ? class : "(none yet)");
 		goto out;
 	}
-	report_claims_extract(db, sid, &cl);
+	claims_series_extract(db, sid, &cl);
 	rows = xcalloc(nz.n, sizeof(*rows));
 	for (i = 0; i < nz.n; i++) {
 		rows[i].workload = nz.v[i].workload;
