@@ -977,12 +977,33 @@ report_lock_changed(const struct report_lockrow *l)
 	return row;
 }
 
-/* "+1234.5% regression of lru_lock's wait share (RUN)" */
+/* A lock that waited on the patched side only (no %change to give):
+   its wait share row, or NULL. */
+static const struct stats_row *
+report_lock_new(const struct report_lockrow *l)
+{
+	const struct stats_row *row = l->m[REPORT_WAIT_SHARE];
+
+	if (!row || strcmp(l->lock, "(all)") == 0 || row->base.present ||
+	    !row->test.present)
+		return NULL;
+	return row;
+}
+
+/* "+1234.5% regression of lru_lock's wait share (RUN)", or for a lock
+   new on the patched side "split_queue_lock waits on the patched side
+   only: 8.41% wait share in 3 boots, no waits in any base boot (RUN)" */
 static void
 report_lock_change_line(struct buf *b, const struct report_lockrow *l,
     const struct stats_row *row)
 {
-	report_cleanf(b, "%+.1f%% %s of %s's wait share (%s)",
+	if (!row->base.present) {
+		report_cleanf(b, "%s waits on the patched side only: %.3g%% "
+		    "wait share in %zu boots, no waits in any base boot (%s)",
+		    l->lock, row->test.mean, row->test.nboots, l->run);
+		return;
+	}
+	report_cleanf(b, "%+.1f%% %s of %s's wait share, significant (%s)",
 	    isfinite(row->pct_change) ? row->pct_change : 0,
 	    stats_verdict_name(row->verdict), l->lock, l->run);
 }
@@ -1007,10 +1028,10 @@ report_contention_head_text(const struct report *r, struct buf *b)
 	for (i = 0; i < r->nlocks; i++) {
 		const struct stats_row *row = report_lock_changed(&r->locks[i]);
 
-		if (!row)
+		if (!row && !(row = report_lock_new(&r->locks[i])))
 			continue;
 		if (!n++)
-			buf_addstr(b, "  Significant contended-lock changes:\n");
+			buf_addstr(b, "  Contended-lock changes:\n");
 		buf_addstr(b, "    ");
 		report_lock_change_line(b, &r->locks[i], row);
 		buf_addch(b, '\n');
@@ -1020,7 +1041,7 @@ report_contention_head_text(const struct report *r, struct buf *b)
 		    "yet.\n" : "  No lock waited on either side.\n");
 	else if (!n && !report_is_live(r))
 		buf_addstr(b, "  No significant change in any lock's wait "
-		    "share.\n");
+		    "share, and no lock new on the patched side.\n");
 }
 
 /*
@@ -2079,15 +2100,15 @@ report_html_contention(const struct report *r, struct buf *b)
 		const struct stats_row *row = report_lock_changed(&r->locks[i]);
 		struct buf line = BUF_INIT(0);
 
-		if (!row)
+		if (!row && !(row = report_lock_new(&r->locks[i])))
 			continue;
 		if (!n++)
-			buf_addstr(b, "<p class=\"lock-changes\">Significant "
-			    "contended-lock changes:</p>\n<ul class=\""
-			    "lock-changes\">\n");
+			buf_addstr(b, "<p class=\"lock-changes\">Contended-lock "
+			    "changes:</p>\n<ul class=\"lock-changes\">\n");
 		report_lock_change_line(&line, &r->locks[i], row);
-		buf_addf(b, "<li class=\"v-%s\">",
-		    report_verdict_class(stats_verdict_name(row->verdict)));
+		buf_addf(b, "<li class=\"v-%s\">", row->base.present ?
+		    report_verdict_class(stats_verdict_name(row->verdict)) :
+		    "regression");
 		html_txt(b, line.data);
 		buf_addstr(b, "</li>\n");
 		buf_release(&line);

@@ -856,14 +856,18 @@ test_contention(void)
 		    "lock-profile");
 	is_int(k, 0, "JSON: lock rows are not in rows");
 	ok(no_nonfinite(json ? json : "nan"), "JSON: no NaN");
-	ok(strstr(text.data, "Significant contended-lock changes:\n    +") &&
-	    strstr(text.data, "% regression of lru_lock's wait share (mode="
-	    "shmem,target=fault-free,tasks=4)\n"),
+	ok(strstr(text.data, "Contended-lock changes:\n    +") &&
+	    strstr(text.data, "% regression of lru_lock's wait share, "
+	    "significant (mode=shmem,target=fault-free,tasks=4)\n"),
 	    "text: lru_lock named as a significant contended-lock regression");
+	ok(strstr(text.data, "zone lock?@rmqueue_bulk") && !strstr(text.data,
+	    "zone lock?@rmqueue_bulk waits on the patched side only"),
+	    "text: a lock gone on the patched side is no change to list");
 	ok(!strstr(text.data, "regression of (all)"),
 	    "text: (all) is not a lock");
 	ok(strstr(html.data, "<ul class=\"lock-changes\">\n<li class=\"v-"
-	    "regression\">") && strstr(html.data, "regression of lru_lock"),
+	    "regression\">") && strstr(html.data, "regression of lru_lock&#39;s "
+	    "wait share, significant"),
 	    "page: the same, above the lock tables");
 	ok(!strstr(text.data, "cannot show") && !strstr(html.data,
 	    "lock-blind"), "4 CPUs, topology unknown per node: no "
@@ -953,6 +957,30 @@ test_contention_empty(void)
 	render(&r, &html, &text, &json);
 	ok(!strstr(text.data, "Lock contention"),
 	    "no lock-profile run: no lock section at all");
+	free(json);
+	report_release(&r);
+	/* a lock that waits on the patched side only (nothing waited on the
+	   base: no rows there), at 4 CPUs per node */
+	model(&r);
+	r.cpus = 8;
+	r.cpus_per_node = 4;
+	for (int m = 0; m < 4; m++) {
+		static const char *const mt[] = { "wait_share", "wait_total",
+		    "wait_count", "wait_max" };
+
+		gen(&ts, "lock-profile", "lock=split_queue_lock,target=page-"
+		    "fault,tasks=8", mt[m], "%", "lower", 3, 1, 8, 2);
+	}
+	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
+	    &err) == 0, "compute with a lock on the patched side only");
+	render(&r, &html, &text, &json);
+	ok(strstr(text.data, "Contended-lock changes:\n    split_queue_lock "
+	    "waits on the patched side only: ") && strstr(text.data,
+	    "wait share in 3 boots, no waits in any base boot (target="
+	    "page-fault,tasks=8)\n"), "text: a lock new on the patched side "
+	    "is listed, with no %%change to give");
+	ok(strstr(html.data, "split_queue_lock waits on the patched side only"),
+	    "page: the same");
 	free(json);
 	report_release(&r);
 	buf_release(&bs);
