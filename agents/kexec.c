@@ -22,18 +22,33 @@
 #include "lib/run.h"
 #include "lib/xalloc.h"
 
+/*
+ * The commands' output goes to a file in the state directory, not to
+ * /dev/stderr: under systemd the agent's stderr is the journal's socket,
+ * which cannot be opened by name (ENXIO), and every command would exit
+ * 126 before it ran.
+ */
+static char *
+kexec_log(const struct agent_conf *c, const char *name)
+{
+	return xasprintf("%s/%s", c->state_dir, name);
+}
+
 static int
-run_argv(struct strvec *a, int timeout)
+run_argv(const struct agent_conf *c, struct strvec *a, int timeout)
 {
 	struct run r = { 0 };
+	char *log = kexec_log(c, "commands.log");
 	int rc;
 
 	r.argv = strvec_argv(a);
 	r.timeout_sec = timeout;
-	r.log_path = "/dev/stderr";
+	r.log_path = log;
 	rc = run_cmd(&r);
 	if (rc == -1)
-		log_warnx("%s: %s", a->v[0], run_status(&r));
+		log_warnx("%s: %s (its output: %s)", a->v[0], run_status(&r),
+		    log);
+	free(log);
 	return rc;
 }
 
@@ -58,7 +73,7 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
 	agent_kexec_load_argv(c, bzimage, cmd.data, &load);
 	log_info("job %lld: %s -l %s --command-line=%s", agent_job_id(j),
 	    load.v[0], bzimage, cmd.data);
-	if (run_argv(&load, 120) == -1) {
+	if (run_argv(c, &load, 120) == -1) {
 		error("job %lld: kexec -l failed", agent_job_id(j));
 		goto out;
 	}
@@ -69,7 +84,7 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
 	if (agent_job_save(j, c->state_dir) == -1)
 		goto out;
 	agent_argv_split(c->kexec_exec, &exec);
-	if (run_argv(&exec, 300) == -1) {
+	if (run_argv(c, &exec, 300) == -1) {
 		error("job %lld: '%s' failed; not rebooting", agent_job_id(j),
 		    c->kexec_exec);
 		goto out;
@@ -112,7 +127,7 @@ kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
 	const char *matrix = json_string_value(json_object_get(job,
 	    PROTO_MATRIX));
 	long long id = json_integer_value(json_object_get(job, PROTO_ID));
-	char *path = xasprintf("%s/matrix.conf", c->state_dir);
+	char *path = xasprintf("%s/matrix.conf", c->state_dir), *load_log = NULL;
 	const char *argv[] = { c->load_bin, "--matrix", path, NULL };
 	struct native *n = xcalloc(1, sizeof(*n));
 	struct buf why = BUF_INIT(1024), err = BUF_INIT(256);
@@ -130,7 +145,7 @@ kexec_run(const struct agent_conf *c, const json_t *job, json_t *upload,
 	}
 	n->run.argv = argv;
 	n->run.timeout_sec = c->job_timeout;
-	n->run.log_path = "/dev/stderr";
+	n->run.log_path = load_log = kexec_log(c, "load.log");
 	n->run.cancel = &n->cancel;
 	/* The workloads run in a thread so that this one keeps the lease
 	   alive with heartbeats, however long the matrix takes. */
@@ -188,6 +203,7 @@ out:
 	buf_release(&why);
 	buf_release(&err);
 	free(path);
+	free(load_log);
 	return rc;
 }
 
@@ -198,7 +214,7 @@ kexec_return_home(const struct agent_conf *c)
 
 	log_info("returning to the home kernel: %s", c->reboot_cmd);
 	agent_argv_split(c->reboot_cmd, &a);
-	if (run_argv(&a, 300) == -1) {
+	if (run_argv(c, &a, 300) == -1) {
 		strvec_clear(&a);
 		return error("'%s' failed", c->reboot_cmd);
 	}
