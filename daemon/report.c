@@ -977,15 +977,23 @@ report_lock_changed(const struct report_lockrow *l)
 	return row;
 }
 
-/* A lock that waited on the patched side only (no %change to give):
-   its wait share row, or NULL. */
+/* A lock that waited in every patched boot of its run (as many as the
+   run's "(all)" row has, two at least) and in no base boot: there is no
+   %change to give.  Its wait share row, or NULL. */
 static const struct stats_row *
-report_lock_new(const struct report_lockrow *l)
+report_lock_new(const struct report *r, const struct report_lockrow *l)
 {
-	const struct stats_row *row = l->m[REPORT_WAIT_SHARE];
+	const struct stats_row *row = l->m[REPORT_WAIT_SHARE], *all = NULL;
+	size_t i;
 
 	if (!row || strcmp(l->lock, "(all)") == 0 || row->base.present ||
-	    !row->test.present)
+	    !row->test.present || row->test.nboots < 2)
+		return NULL;
+	for (i = 0; i < r->nlocks && !all; i++)
+		if (!strcmp(r->locks[i].run, l->run) &&
+		    !strcmp(r->locks[i].lock, "(all)"))
+			all = r->locks[i].m[REPORT_WAIT_SHARE];
+	if (all && row->test.nboots < all->test.nboots)
 		return NULL;
 	return row;
 }
@@ -999,8 +1007,9 @@ report_lock_change_line(struct buf *b, const struct report_lockrow *l,
 {
 	if (!row->base.present) {
 		report_cleanf(b, "%s waits on the patched side only: %.3g%% "
-		    "wait share in %zu boots, no waits in any base boot (%s)",
-		    l->lock, row->test.mean, row->test.nboots, l->run);
+		    "wait share in each of %zu boots, no waits in any base "
+		    "boot (%s)", l->lock, row->test.mean, row->test.nboots,
+		    l->run);
 		return;
 	}
 	report_cleanf(b, "%+.1f%% %s of %s's wait share, significant (%s)",
@@ -1028,7 +1037,7 @@ report_contention_head_text(const struct report *r, struct buf *b)
 	for (i = 0; i < r->nlocks; i++) {
 		const struct stats_row *row = report_lock_changed(&r->locks[i]);
 
-		if (!row && !(row = report_lock_new(&r->locks[i])))
+		if (!row && !(row = report_lock_new(r, &r->locks[i])))
 			continue;
 		if (!n++)
 			buf_addstr(b, "  Contended-lock changes:\n");
@@ -2100,7 +2109,7 @@ report_html_contention(const struct report *r, struct buf *b)
 		const struct stats_row *row = report_lock_changed(&r->locks[i]);
 		struct buf line = BUF_INIT(0);
 
-		if (!row && !(row = report_lock_new(&r->locks[i])))
+		if (!row && !(row = report_lock_new(r, &r->locks[i])))
 			continue;
 		if (!n++)
 			buf_addstr(b, "<p class=\"lock-changes\">Contended-lock "

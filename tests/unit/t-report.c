@@ -970,15 +970,21 @@ test_contention_empty(void)
 
 		gen(&ts, "lock-profile", "lock=split_queue_lock,target=page-"
 		    "fault,tasks=8", mt[m], "%", "lower", 3, 1, 8, 2);
+		gen(&ts, "lock-profile", "lock=(all),target=page-fault,"
+		    "tasks=8", mt[m], "%", "lower", 3, 1, 9, 2);
+		gen(&ts, "lock-profile", "lock=rcu_state,target=page-fault,"
+		    "tasks=8", mt[m], "%", "lower", 1, 1, 1, 2);
 	}
 	ok(report_compute(&r, bs.data, bs.len, ts.data, ts.len, NULL,
 	    &err) == 0, "compute with a lock on the patched side only");
 	render(&r, &html, &text, &json);
 	ok(strstr(text.data, "Contended-lock changes:\n    split_queue_lock "
 	    "waits on the patched side only: ") && strstr(text.data,
-	    "wait share in 3 boots, no waits in any base boot (target="
+	    "wait share in each of 3 boots, no waits in any base boot (target="
 	    "page-fault,tasks=8)\n"), "text: a lock new on the patched side "
 	    "is listed, with no %%change to give");
+	ok(!strstr(text.data, "rcu_state waits on the patched side"),
+	    "one that waited in one patched boot of three is not");
 	ok(strstr(html.data, "split_queue_lock waits on the patched side only"),
 	    "page: the same");
 	free(json);
