@@ -757,7 +757,7 @@ lore_search(const char *base, const char *list, const char *query,
 		goto out;
 	}
 	lore_list_url(&url, base, list);
-	buf_addf(&url, "?x=m&q=%s", q);
+	buf_addf(&url, "?x=m&t=1&q=%s", q);
 	r = lore_request(url.data, 1, bases, nallow + 1, &gz, err);
 	if (r == 1) {		/* public-inbox: no match is a 404 */
 		ret = 0;

@@ -76,8 +76,8 @@ int	lore_fetch_atom(const char *base, const char *list,
 	    struct buf *err);
 
 /*
- * POST <base><list>/?x=m&q=QUERY (public-inbox's search as an mbox, the
- * way b4 asks): the matching messages, inflated, appended to out_mbox
+ * POST <base><list>/?x=m&t=1&q=QUERY (public-inbox's search as an mbox, the
+ * way b4 asks): the whole threads of the matching messages, inflated, appended to out_mbox
  * (nothing when none match).  0; 2 when the inbox has no search index
  * (it answers a page); -1 with err.
  */

@@ -6,9 +6,10 @@
  * the seen-set makes repeats harmless) that touches a watched path (dfn:)
  * or names kperfci (a command in a reply):
  *
- *	POST <base><list>/?x=m&q=(dfn:"mm" OR ... OR kperfci) rt:SINCE..
+ *	POST <base><list>/?x=m&t=1&q=(dfn:"mm" OR ... OR kperfci) rt:SINCE..
  *
- * and hands the messages to the watch as feed entries, newest first, the
+ * (t=1: whole threads, so a cover letter without a diff comes with its
+ * patches) and hands the messages to the watch as feed entries, newest first, the
  * way new.atom lists them.
  */
 #ifndef KPERFCI_WATCH_SEARCH_H

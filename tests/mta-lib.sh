@@ -1,0 +1,106 @@
+# tests/mta-lib.sh: a real MTA (Debian's Exim 4) in a test configuration
+# on a loopback port, delivering mail for LIST@example.org into the local
+# lore through public-inbox-mda (the way lore ingests mail) and mail for
+# any other @example.org address into $T/mta/box/all (an mbox whose
+# Envelope-to: headers say who got each message).
+# Source after tests/lib.sh and tests/pi-lib.sh, after pi_start:
+#
+#   mta_start           starts exim on a free port; sets MTA_PORT
+#   mta_send FILE       one message to its To/Cc over SMTP (curl)
+#   mta_refuse on|off   temporarily refuse every message after DATA (451)
+#   mta_stop            (also run at exit)
+#
+# The deliveries run as Debian-exim (exim drops root for a -C config),
+# so the lore's files are handed to that user: write to the inbox through
+# the MTA (or as that user) from then on.
+MTA_PID=
+
+mta_start() {
+	command -v exim4 >/dev/null || return 1
+	mkdir -p "$T/mta/spool" "$T/mta/log" "$T/mta/box" || return 1
+	MTA_PORT=$(free_port)
+	cat >"$T/mta/exim.conf" <<CONF
+primary_hostname = mta.example.org
+spool_directory = $T/mta/spool
+log_file_path = $T/mta/log/%slog
+pid_file_path = $T/mta/exim.pid
+daemon_smtp_ports = $MTA_PORT
+local_interfaces = 127.0.0.1
+domainlist local_domains = example.org
+acl_smtp_rcpt = acl_rcpt
+acl_smtp_data = acl_data
+message_size_limit = 10M
+begin acl
+acl_rcpt:
+  accept domains = +local_domains
+  deny message = relay not permitted
+acl_data:
+  defer condition = \${if exists{$T/mta/refuse}}
+        message = try again later
+  accept
+begin routers
+lore:
+  driver = accept
+  domains = +local_domains
+  local_parts = linux-mm
+  transport = mda
+box:
+  driver = accept
+  domains = +local_domains
+  transport = box
+begin transports
+mda:
+  driver = pipe
+  command = /usr/bin/public-inbox-mda --no-precheck
+  user = Debian-exim
+  home_directory = $T/pi/home
+  current_directory = $T/pi/home
+  environment = PI_DIR=$T/pi/dir:PI_CONFIG=$T/pi/config:ORIGINAL_RECIPIENT=\$local_part@\$domain
+  return_fail_output
+box:
+  driver = appendfile
+  file = $T/mta/box/all
+  envelope_to_add
+  user = Debian-exim
+begin retry
+* * F,1h,1m
+CONF
+	chmod 755 "$T"
+	chown -R Debian-exim "$T/pi" "$T/mta/spool" "$T/mta/log" "$T/mta/box" ||
+	    return 1
+	exim4 -C "$T/mta/exim.conf" -bdf -q1s -odi 2>>"$T/mta/stderr" &
+	MTA_PID=$!
+	at_exit mta_stop
+	i=0
+	while [ $i -lt 50 ]; do
+		grep -q "listening for SMTP" "$T/mta/log/mainlog" 2>/dev/null &&
+		    return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+mta_send() {
+	rc=
+	for a in $(sed -n '/^$/q;/^\(To\|Cc\):/p' "$1" |
+	    grep -o '[A-Za-z0-9._-]*@example.org'); do
+		rc="$rc --mail-rcpt $a"
+	done
+	from=$(sed -n '/^$/q;s/^From:.*<\(.*\)>.*/\1/p' "$1" | head -1)
+	# an mbox file's "From " line is no header
+	sed '1{/^From /d}' "$1" >"$T/mta/send.eml"
+	curl -s "smtp://127.0.0.1:$MTA_PORT" --mail-from "$from" $rc \
+	    -T "$T/mta/send.eml"
+}
+
+mta_refuse() {
+	if [ "$1" = on ]; then : >"$T/mta/refuse"; else rm -f "$T/mta/refuse"; fi
+}
+
+mta_stop() {
+	[ -n "$MTA_PID" ] || return 0
+	kill -TERM "$MTA_PID" 2>/dev/null
+	wait "$MTA_PID" 2>/dev/null
+	MTA_PID=
+}
