@@ -115,12 +115,27 @@ auth_forwarded_for(const struct http_req *r, char *out, size_t n)
 	for (end = hop + strlen(hop); end > hop && (end[-1] == ' ' ||
 	    end[-1] == '\t'); end--)
 		;
+	/* "[2001:db8::1]:443", "[2001:db8::1]", "192.0.2.1:4444": the
+	   address without its port or brackets */
+	if (end > hop && *hop == '[') {
+		const char *rb = memchr(hop, ']', end - hop);
+
+		if (rb) {
+			hop++;
+			end = rb;
+		}
+	} else {
+		const char *colon = memchr(hop, ':', end - hop);
+
+		if (colon && !memchr(colon + 1, ':', end - colon - 1))
+			end = colon;
+	}
 	len = end - hop;
 	if (!len || len >= n || len >= INET6_ADDRSTRLEN)
-		return -1;
+		return -2;
 	memcpy(out, hop, len);
 	out[len] = '\0';
-	return auth_addr(out, a);
+	return auth_addr(out, a) == 0 ? 0 : -2;
 }
 
 char *
@@ -131,8 +146,18 @@ auth_client(const struct http_req *r, char *out, size_t n)
 	out[0] = '\0';
 	if (!r->peer)
 		return out;
-	if (auth_peer_is_proxy(r->peer) && auth_forwarded_for(r, out, n) == 0)
-		return out;
+	if (auth_peer_is_proxy(r->peer)) {
+		switch (auth_forwarded_for(r, out, n)) {
+		case 0:
+			return out;
+		case -2:
+			/* never the proxy's own address: one guesser with a
+			   hop that does not parse must not lock out everyone
+			   who comes through it */
+			snprintf(out, n, "%s", AUTH_CLIENT_UNPARSED);
+			return out;
+		}
+	}
 	snprintf(out, n, "%s", r->peer);
 	return out;
 }
@@ -530,6 +555,7 @@ auth_guard(struct http_req *r, const struct route *rt,
     struct http_resp *resp)
 {
 	const char *host = http_header(r, "Host");
+	char client[INET6_ADDRSTRLEN];
 	struct auth_who who;
 
 	if (!auth_host_allowed(host)) {
@@ -542,6 +568,10 @@ auth_guard(struct http_req *r, const struct route *rt,
 	}
 	if (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD"))
 		return 0;
+	if (!strcmp(auth_client(r, client, sizeof(client)),
+	    AUTH_CLIENT_UNPARSED))
+		return auth_fail(rt, resp, 400, "X-Forwarded-For: the last hop "
+		    "the proxy added is not an address");
 	if (auth_origin_ok(r) < 0)
 		return auth_fail(rt, resp, 403, "Origin: \"%.64s\" is not this "
 		    "server (%.64s): cross-site requests are refused",
@@ -573,10 +603,37 @@ auth_guard(struct http_req *r, const struct route *rt,
 	return 0;
 }
 
+/* The principal key of a request for the body budget (http.h): an
+   agent's or submitter's name, else the client's /24 or /64. */
+static void
+auth_principal(const struct http_req *r, const char *kind,
+    const char *name, char *key, size_t keysz)
+{
+	char client[INET6_ADDRSTRLEN];
+	unsigned char a[16];
+
+	if (name) {
+		snprintf(key, keysz, "%s:%s", kind, name);
+		return;
+	}
+	auth_client(r, client, sizeof(client));
+	if (auth_addr(client, a) == 0 && !strchr(client, ':'))
+		*strrchr(client, '.') = '\0';	/* 192.0.2 */
+	else
+		auth_prefix64(client, sizeof(client));
+	snprintf(key, keysz, "%s:%s", kind, client);
+}
+
 int
 auth_preflight(struct http_req *r, const struct route *rt,
-    struct http_resp *resp)
+    struct http_resp *resp, char *key, size_t keysz)
 {
+	struct auth_who who;
+	char tok[17];
+	char *owned;
+	const char *t;
+
+	auth_principal(r, "anon", NULL, key, keysz);
 	if (strcmp(r->method, "POST"))
 		return HTTP_WHO_ANON;
 	if (rt->flags & ROUTE_FORM) {
@@ -590,9 +647,23 @@ auth_preflight(struct http_req *r, const struct route *rt,
 	}
 	if (auth_guard(r, rt, resp) < 0)
 		return -1;
-	if (!(rt->flags & ROUTE_AGENT))
+	if (!(rt->flags & ROUTE_AGENT)) {
+		/* the guard identified it: its name is the principal */
+		if (auth_identify(r, 0, &who, resp) == 0)
+			auth_principal(r, "user", who.name, key, keysz);
 		return HTTP_WHO_USER;
+	}
 	if (agent_authorize(r, NULL, resp) < 0)
 		return -1;
+	/* an agent is its token (the name is in the body) */
+	t = auth_bearer(r, 0, &owned);
+	if (t) {
+		char sha[65];
+
+		sha256_hex(t, strlen(t), sha);
+		snprintf(tok, sizeof(tok), "%.16s", sha);
+		auth_principal(r, "agent", tok, key, keysz);
+	}
+	free(owned);
 	return HTTP_WHO_AGENT;
 }

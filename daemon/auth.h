@@ -72,7 +72,11 @@ int	 auth_guard(struct http_req *, const struct route *,
  * request that would be refused.
  */
 int	 auth_preflight(struct http_req *, const struct route *,
-	    struct http_resp *);
+	    struct http_resp *, char *principal, size_t);
+
+/* auth_client's answer for a proxied request whose last X-Forwarded-For
+   hop is not an address: a bucket of its own, never the proxy's. */
+#define AUTH_CLIENT_UNPARSED	"unparsed-x-forwarded-for"
 
 /*
  * Who sent req.  0 with *who (AUTH_ANON when no token and not trusted

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,6 +476,10 @@ http_route_limits(const struct route *const *tables, const char *method,
 	rt = http_route_match(tables, &tmp, &st);
 	if (rt && rt->max_body > max)
 		max = rt->max_body;
+	/* a web form is a few fields: anonymous until its body is read,
+	   it must not be able to hold much of the anonymous share */
+	if (rt && (rt->flags & ROUTE_FORM) && max > HTTP_FORM_MAX)
+		max = HTTP_FORM_MAX;
 	*flags = rt ? rt->flags : 0;
 	http_req_release(&tmp);
 	return max;
@@ -569,6 +574,61 @@ struct http_server {
 	struct http_conns *conns;	/* per prefix, reserve, headers */
 };
 
+/*
+ * What each principal holds now, so that one holds at most half of its
+ * class's share (one body alone may be larger; a second one past the
+ * half waits): a small table under one lock, an entry freed when it
+ * holds nothing.  HTTP_HOLDERS bounds the principals holding bodies at
+ * once; past it a new one waits (503) like one over its share.
+ */
+#define HTTP_HOLDERS	1024
+
+struct http_holder {
+	char	 key[80];
+	size_t	 held;
+};
+
+static pthread_mutex_t http_holders_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct http_holder http_holders[HTTP_HOLDERS];
+
+/* Adds n (signed) to key's holding: 0, or -1 when it would pass max (or
+   the table is full) and nothing was added. */
+static int
+http_holder_add(const char *key, long long n, size_t max)
+{
+	struct http_holder *h = NULL, *free_h = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&http_holders_lock);
+	for (size_t i = 0; i < HTTP_HOLDERS && !h; i++) {
+		if (http_holders[i].held && !strcmp(http_holders[i].key, key))
+			h = &http_holders[i];
+		else if (!http_holders[i].held && !free_h)
+			free_h = &http_holders[i];
+	}
+	if (!h && n > 0) {
+		if (!free_h) {
+			rc = -1;
+			goto out;
+		}
+		h = free_h;
+		snprintf(h->key, sizeof(h->key), "%s", key);
+		h->held = 0;
+	}
+	if (!h)
+		goto out;
+	/* one body alone may be larger (a kernel upload): a second one
+	   past the half is what waits */
+	if (n > 0 && h->held && h->held + (size_t)n > max) {
+		rc = -1;
+		goto out;
+	}
+	h->held = n < 0 && (size_t)-n > h->held ? 0 : h->held + n;
+out:
+	pthread_mutex_unlock(&http_holders_lock);
+	return rc;
+}
+
 /* Each principal's share of max_inflight, in eighths (http.h). */
 static const unsigned http_eighths[HTTP_WHO_N] = {
 	[HTTP_WHO_ANON] = 1,
@@ -599,9 +659,11 @@ struct http_conn {
 	enum http_principal who;	/* whose share the body draws on */
 	char	 peer[INET6_ADDRSTRLEN];
 	time_t	 start;			/* when the headers were complete */
+	char	 key[80];		/* the principal (http.h), or "" */
 	size_t	 held;			/* bytes counted in s->inflight */
 	size_t	 received;
 	int	 spool;			/* -1, or the body's unnamed file */
+	int	 one_over;		/* refused: its principal's half */
 	unsigned flags;			/* the route's */
 	void	*map;			/* the spool mapped while dispatched */
 	size_t	 maplen;
@@ -674,9 +736,14 @@ http_share(const struct http_server *s, enum http_principal who)
 static int
 http_hold(struct http_server *s, struct http_conn *hc, size_t n)
 {
-	size_t now = __atomic_add_fetch(&s->inflight[hc->who], n,
-	    __ATOMIC_RELAXED);
+	size_t now;
 
+	if (*hc->key && http_holder_add(hc->key, (long long)n,
+	    http_share(s, hc->who) / 2) < 0) {
+		hc->one_over = 1;
+		return -1;
+	}
+	now = __atomic_add_fetch(&s->inflight[hc->who], n, __ATOMIC_RELAXED);
 	hc->held += n;
 	return now > http_share(s, hc->who) ? -1 : 0;
 }
@@ -685,6 +752,8 @@ static void
 http_unhold(struct http_server *s, struct http_conn *hc)
 {
 	__atomic_sub_fetch(&s->inflight[hc->who], hc->held, __ATOMIC_RELAXED);
+	if (*hc->key && hc->held)
+		http_holder_add(hc->key, -(long long)hc->held, 0);
 	hc->held = 0;
 }
 
@@ -855,7 +924,15 @@ http_refusal(struct http_server *s, struct http_conn *hc,
 		return;
 	}
 	rt = http_route_match(s->opts.tables, &hc->req, &st);
-	if (hc->refuse == HTTP_BODY_BUSY) {
+	if (hc->refuse == HTTP_BODY_BUSY && hc->one_over) {
+		buf_addf(&msg, "server busy: the bodies this client is sending "
+		    "would pass half of the share of %s (%zu of %zu bytes of "
+		    "[http] max_inflight); try again when they are in",
+		    http_who_name[hc->who], http_share(s, hc->who) / 2,
+		    s->opts.max_inflight);
+		http_error_for(&hc->req, rt, resp, 503, msg.data);
+		http_resp_header(resp, "Retry-After", "10");
+	} else if (hc->refuse == HTTP_BODY_BUSY) {
 		buf_addf(&msg, "server busy: request bodies being received "
 		    "from %s exceed their share of [http] max_inflight (%zu "
 		    "of %zu bytes); try again later", http_who_name[hc->who],
@@ -902,7 +979,8 @@ http_preflight(struct http_server *s, struct http_conn *hc,
 		return HTTP_WHO_ANY;
 	if (!(rt = http_route_match(NULL, &hc->req, &st)))
 		return HTTP_WHO_ANON;
-	return http_route_preflight(&hc->req, rt, resp);
+	return http_route_preflight(&hc->req, rt, resp, hc->key,
+	    sizeof(hc->key));
 }
 
 /* The connection's track in s->conns (NULL when it has none). */
@@ -947,7 +1025,8 @@ http_begin(struct http_server *s, struct MHD_Connection *c,
 		goto answer;
 	hc->who = who;
 	if (who == HTTP_WHO_AGENT || who == HTTP_WHO_USER)
-		http_conns_trust(s->conns, hc->req.peer);
+		http_conns_trust(s->conns, hc->req.peer, hc->key,
+		    who == HTTP_WHO_AGENT);
 	/* Refuse a declared oversize body, or one the server has no room
 	   for now, before reading any of it. */
 	if ((cl = http_header(&hc->req, "Content-Length")))

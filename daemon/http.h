@@ -100,7 +100,9 @@ struct route {
 #define ROUTE_HTML	0x1	/* errors as an HTML page, not JSON */
 #define ROUTE_ADMIN	0x2	/* POST needs the admin */
 #define ROUTE_AGENT	0x4	/* POST: the handler checks an agent token */
-#define ROUTE_FORM	0x8	/* POST: a web form with a CSRF token */
+#define ROUTE_FORM	0x8	/* POST: a web form with a CSRF token; its
+				   body at most HTTP_FORM_MAX */
+#define HTTP_FORM_MAX	(64u << 10)
 #define ROUTE_BINARY	0x10	/* POST: application/octet-stream too */
 #define ROUTE_CACHE	0x20	/* a GET whose 200 depends on the store and
 				   Host only: kept until the store changes
@@ -200,11 +202,14 @@ enum http_principal {
 };
 /*
  * Runs on a request's headers, before its body (routes.c:
- * auth_preflight): the principal, or -1 with resp filled (the request is
- * answered without reading its body).
+ * auth_preflight): the principal's class, or -1 with resp filled (the
+ * request is answered without reading its body).  It also names the
+ * principal in key ("agent:<token hash>", "user:alice", "anon:192.0.2"):
+ * one principal may hold at most half of its class's share, so one
+ * submitter cannot stop the others, nor one agent the rest.
  */
 extern int (*const http_route_preflight)(struct http_req *,
-	    const struct route *, struct http_resp *);
+	    const struct route *, struct http_resp *, char *key, size_t);
 
 /*
  * Finds the route for (method, path), fills req->params.  Returns the

@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,7 +27,10 @@
 #include "lib/xalloc.h"
 
 #define CONNS_BUCKETS	1024
-#define CONNS_KNOWN	256		/* authenticated addresses kept */
+#define CONNS_KNOWN	256		/* authenticated addresses kept: the
+					   first half for agents, the second
+					   for submitters */
+#define CONNS_PER_OWNER	4		/* addresses one principal may hold */
 #define CONNS_KNOWN_FOR	3600		/* seconds one stays known */
 
 struct conns_prefix {
@@ -50,6 +54,8 @@ struct conns_known {
 	unsigned char addr[16];
 	int	 family;
 	time_t	 at;
+	unsigned long seq;		/* order of entry: the oldest goes */
+	char	 owner[80];		/* the principal that authenticated */
 };
 
 #define CONNS_PROXIES	16
@@ -66,6 +72,7 @@ struct http_conns {
 	struct http_conn_track *open;
 	unsigned nopen;
 	struct conns_known known[CONNS_KNOWN];
+	unsigned long known_seq;
 	time_t	 warned[3];		/* prefix, reserve, headers */
 };
 
@@ -329,28 +336,54 @@ conns_parse(const char *peer, unsigned char a[16])
 	return AF_INET6;
 }
 
+/*
+ * Where peer goes in known[]: its own entry in its half if it has one,
+ * else (when owner already holds CONNS_PER_OWNER addresses) owner's
+ * oldest, else the oldest of the half.  A submitter with many addresses
+ * can so neither push an agent's address out nor fill its own half.
+ */
+static size_t
+conns_known_slot(struct http_conns *c, size_t lo, size_t hi, int fam,
+    const unsigned char a[16], const char *owner)
+{
+	size_t i, old = lo, mine = hi, n = 0;
+
+	for (i = lo; i < hi; i++) {
+		struct conns_known *k = &c->known[i];
+
+		if (k->family == fam && !memcmp(k->addr, a, 16))
+			return i;
+		if (!strcmp(k->owner, owner)) {
+			n++;
+			if (mine == hi || k->seq < c->known[mine].seq)
+				mine = i;
+		}
+		if (k->seq < c->known[old].seq)
+			old = i;
+	}
+	return n >= CONNS_PER_OWNER ? mine : old;
+}
+
 void
-http_conns_trust(struct http_conns *c, const char *peer)
+http_conns_trust(struct http_conns *c, const char *peer, const char *owner,
+    int agent)
 {
 	unsigned char a[16];
-	size_t i, old = 0;
+	size_t i, half = CONNS_KNOWN / 2;
 	int fam;
 
 	if (!c || !peer || (fam = conns_parse(peer, a)) < 0)
 		return;
+	if (!owner)
+		owner = peer;
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < CONNS_KNOWN; i++) {
-		if (c->known[i].family == fam &&
-		    !memcmp(c->known[i].addr, a, 16))
-			break;
-		if (c->known[i].at < c->known[old].at)
-			old = i;
-	}
-	if (i == CONNS_KNOWN)
-		i = old;
+	i = agent ? conns_known_slot(c, 0, half, fam, a, owner) :
+	    conns_known_slot(c, half, CONNS_KNOWN, fam, a, owner);
 	c->known[i].family = fam;
 	memcpy(c->known[i].addr, a, 16);
 	c->known[i].at = time(NULL);
+	c->known[i].seq = ++c->known_seq;
+	snprintf(c->known[i].owner, sizeof(c->known[i].owner), "%s", owner);
 	pthread_mutex_unlock(&c->lock);
 }
 

@@ -64,9 +64,13 @@ void	 http_conns_headers_done(struct http_conns *,
 	    struct http_conn_track *);
 void	 http_conns_request_done(struct http_conns *,
 	    struct http_conn_track *);
-/* peer ("192.0.2.1", "2001:db8::1") authenticated: it may use the
-   reserved slots for an hour. */
-void	 http_conns_trust(struct http_conns *, const char *peer);
+/* peer ("192.0.2.1", "2001:db8::1") authenticated as owner (an agent's
+   or a submitter's principal key; agent says which): it may use the
+   reserved slots for an hour.  Agents and submitters keep their
+   addresses apart, and one owner at most CONNS_PER_OWNER (4) of them, so
+   a submitter's many addresses never push an agent's out. */
+void	 http_conns_trust(struct http_conns *, const char *peer,
+	    const char *owner, int agent);
 /* Connections open now. */
 unsigned http_conns_open_now(struct http_conns *);
 

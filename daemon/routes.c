@@ -33,4 +33,4 @@ int (*const http_route_guard)(struct http_req *, const struct route *,
     struct http_resp *) = auth_guard;
 
 int (*const http_route_preflight)(struct http_req *, const struct route *,
-    struct http_resp *) = auth_preflight;
+    struct http_resp *, char *, size_t) = auth_preflight;

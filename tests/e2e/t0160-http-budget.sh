@@ -18,9 +18,11 @@
 . "$SRC/tests/agent-lib.sh"
 
 ALICE=alice-token-not-secret
+BOB=bob-token-not-secret
+CAROL=carol-token-not-secret
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 
-kd_config "[lore]\nallow = http://127.0.0.1:9/\n[http]\nmax_inflight = 64M\ntimeout = 3\nmin_rate = 16K\n[auth]\ntrust_loopback = false\n[submitter \"alice\"]\ntoken_sha256 = $(sha $ALICE)\n$(ka_section a1)"
+kd_config "[lore]\nallow = http://127.0.0.1:9/\n[http]\nmax_inflight = 64M\ntimeout = 10\nmin_rate = 16K\n[auth]\ntrust_loopback = false\n[submitter \"alice\"]\ntoken_sha256 = $(sha $ALICE)\n[submitter \"bob\"]\ntoken_sha256 = $(sha $BOB)\n[submitter \"carol\"]\ntoken_sha256 = $(sha $CAROL)\n$(ka_section a1 a2)"
 ok "daemon starts" kd_start
 
 # slow PORT PATH LENGTH SECONDS [TOKEN]: declares LENGTH bytes, then sends one
@@ -35,6 +37,7 @@ h = "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\
 if tok:
     h += "Authorization: Bearer %s\r\n" % tok
 s.sendall((h + "\r\n").encode())
+sys.stderr.write("held\n"); sys.stderr.flush()
 s.settimeout(1.0)
 t0 = time.time()
 while time.time() - t0 < secs:
@@ -54,6 +57,15 @@ while time.time() - t0 < secs:
 print("open")
 PY
 slow() { python3 "$T/slow.py" "$KD_PORT" "$@"; }
+held() {	# held FILE...: until each slow client has sent its headers
+	for i in $(seq 100); do
+		n=0
+		for f in "$@"; do grep -q held "$f" 2>/dev/null && n=$((n + 1)); done
+		[ $n -eq $# ] && sleep 0.5 && return 0
+		sleep 0.2
+	done
+	return 1
+}
 
 # ---- anonymous: refused from the headers --------------------------------
 P=
@@ -61,12 +73,11 @@ for i in 1 2 3 4; do
 	slow /api/v1/series 67108864 20 >"$T/anon$i.out" &
 	P="$P $!"
 done
-sleep 2
+wait $P
 for i in 1 2 3 4; do
 	like "answered 401 after" "$T/anon$i.out" \
 	    "anonymous 64 MiB body $i: 401 at once, nothing read"
 done
-wait $P
 slow /api/v1/agents/register 67108864 5 >"$T/anon-agent.out"
 like "answered 401 after" "$T/anon-agent.out" \
     "an agent route without a token: 401 from the headers"
@@ -75,35 +86,44 @@ like "answered 403 after" "$T/bad-agent.out" \
     "an agent route with a wrong token: 403 from the headers"
 
 # ---- submitters at their share; agents unaffected -----------------------
-# a share is 3/8 of 64M = 24M: two 12M bodies fill it
-slow /api/v1/series 12582912 12 "$ALICE" >"$T/s1.out" &
+# a share is 3/8 of 64M = 24M, and one principal may hold half of it: alice
+# and bob with 12M each fill it
+slow /api/v1/series 12582912 25 "$ALICE" >"$T/s1.out" 2>"$T/s1.err" &
 P=$!
-slow /api/v1/series 12582912 12 "$ALICE" >"$T/s2.out" &
+slow /api/v1/series 12582912 25 "$BOB" >"$T/s2.out" 2>"$T/s2.err" &
 P="$P $!"
-third() {	# until the two slow bodies hold the share (a loaded host)
-	for i in 1 2 3 4 5 6 7 8; do
-		sleep 1
-		c=$(curl -s -o "$T/r.out" -w '%{http_code}' \
-		    -H "Authorization: Bearer $ALICE" \
-		    -H 'Content-Type: application/json' \
-		    -H 'Content-Length: 4194304' --data-binary @/dev/null \
-		    --max-time 5 "$KD_URL/api/v1/series")
-		[ "$c" = 503 ] && break
-	done
-	echo "$c"
+held "$T/s1.err" "$T/s2.err"
+post4m() {	# post4m TOKEN: the answer to a 4 MiB body's headers
+	curl -s -o "$T/r.out" -w '%{http_code}' \
+	    -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+	    -H 'Content-Length: 4194304' --data-binary @/dev/null \
+	    --max-time 5 "$KD_URL/api/v1/series"
 }
-is "$(third)" 503 "a third submitter body past the submitters' share: 503"
+is "$(post4m "$CAROL")" 503 "a third submitter's body past the submitters' share: 503"
 like "share of \\[http\\] max_inflight" "$T/r.out" "naming the share"
+is "$(post4m "$ALICE")" 503 "alice's second body past half the share: 503"
+like "half of the share of submitters" "$T/r.out" "naming the half a client may hold"
 TOPO='{"sockets":2,"nodes":2,"cpus":4,"cores":4,"cpu_model":"Test CPU","memory_mb":2048,"node_cpus":["0-1","2-3"]}'
 REG="{\"agent\":\"a1\",\"backend\":\"qemu\",\"kernel_release\":\"6.1.0\",\"topology\":$TOPO}"
+REG2=$(printf '%s' "$REG" | sed 's/"a1"/"a2"/')
 is "$(api_post /api/v1/agents/register "$REG" a1)" 200 \
     "meanwhile an agent registers (its own share)"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$KD_URL/healthz")" 200 \
     "and /healthz answers"
+# one agent holding a large upload cannot stop the others
+slow /api/v1/jobs/1/results 20971520 25 "$(ka_token a1)" >"$T/a1.out" 2>"$T/a1.err" &
+P="$P $!"
+held "$T/a1.err"
+is "$(curl -s -o "$T/r.out" -w '%{http_code}' -H "Authorization: Bearer $(ka_token a1)" \
+    -H 'Content-Type: application/json' -H 'Content-Length: 1048576' \
+    --data-binary @/dev/null --max-time 5 "$KD_URL/api/v1/jobs/1/results")" 503 \
+    "a1's second upload past half the agents' share: 503"
+is "$(api_post /api/v1/agents/register "$REG2" a2)" 200 \
+    "while a2 still registers"
 
 # ---- a trickle is cut ---------------------------------------------------
 wait $P
-like "closed after ([3-9]|1[01]) s" "$T/s1.out" \
+like "closed after ([0-9]|1[0-9]|2[0-4]) s" "$T/s1.out" \
     "a body trickled at 1 byte/s is cut after [http] timeout"
 like "slower than \\[http\\] min_rate" "$T/kperfcid.log" "and the log says why"
 

@@ -310,6 +310,17 @@ test_proxy(const char *extra)
 	    NULL), 403, "X-Forwarded-For from a non-proxy is not believed");
 	is_int(post("192.0.2.51", "/api/v1/series", URLJ "}", bob, NULL),
 	    202, "and the proxy's own address was never throttled");
+	{
+		const char *hop[] = { "Authorization: Bearer " BOB,
+		    "X-Forwarded-For: unknown", NULL };
+
+		is_int(post("192.0.2.50", "/api/v1/series", URLJ "}", hop,
+		    &out), 400, "a POST through the proxy whose last hop is "
+		    "not an address: 400");
+		ok(strstr(out, "X-Forwarded-For") != NULL, "naming the header "
+		    "(%s)", out);
+		free(out);
+	}
 
 	http_req_init(&r, "GET", "/", 1 << 10);
 	r.peer = "::ffff:192.0.2.50";
@@ -318,8 +329,22 @@ test_proxy(const char *extra)
 	    "a v4-mapped proxy peer, an IPv6 hop, trimmed");
 	r.peer = "2001:db8::50";
 	http_req_add_header(&r, "X-Forwarded-For", "unknown");
-	is_str(auth_client(&r, client, sizeof(client)), "2001:db8::50",
-	    "the last header's hop is not an address: the proxy's own");
+	is_str(auth_client(&r, client, sizeof(client)), AUTH_CLIENT_UNPARSED,
+	    "the last header's hop is not an address: a bucket of its own, "
+	    "never the proxy's (one guesser would lock out everyone behind "
+	    "it)");
+	http_req_release(&r);
+	http_req_init(&r, "GET", "/", 1 << 10);
+	r.peer = "192.0.2.50";
+	http_req_add_header(&r, "X-Forwarded-For", "203.0.113.9:4444");
+	is_str(auth_client(&r, client, sizeof(client)), "203.0.113.9",
+	    "a hop with a port: the address");
+	http_req_release(&r);
+	http_req_init(&r, "GET", "/", 1 << 10);
+	r.peer = "192.0.2.50";
+	http_req_add_header(&r, "X-Forwarded-For", "[2001:db8::1]:443");
+	is_str(auth_client(&r, client, sizeof(client)), "2001:db8::1",
+	    "a bracketed IPv6 hop with a port: the address");
 	r.peer = "192.0.2.77";
 	is_str(auth_client(&r, client, sizeof(client)), "192.0.2.77",
 	    "another peer is itself");

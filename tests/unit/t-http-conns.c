@@ -49,7 +49,7 @@ test_caps(void)
 	char a[32];
 	int i, n = 0, refused = 0;
 
-	http_conns_trust(c, "127.0.2.1");
+	http_conns_trust(c, "127.0.2.1", "agent:a1", 1);
 	for (i = 0; i < 40; i++) {
 		snprintf(a, sizeof(a), "127.0.5.%d", i + 2);
 		if (admit(c, a))
@@ -68,6 +68,16 @@ test_caps(void)
 	ok(!admit(c, "198.51.100.1"), "an address that never authenticated "
 	    "is refused the reserve");
 	ok(admit(c, "127.0.2.1"), "an address that authenticated gets it");
+	/* a submitter authenticating from 300 addresses: at most 4 kept,
+	   and never in the agents' half */
+	for (i = 0; i < 300; i++) {
+		snprintf(a, sizeof(a), "127.1.%d.%d", i / 200, i % 200 + 2);
+		http_conns_trust(c, a, "user:alice", 0);
+	}
+	ok(admit(c, "127.0.2.1"), "a submitter's 300 addresses do not push "
+	    "the agent's address out of the reserve");
+	ok(admit(c, "127.1.1.99") && !admit(c, "127.1.0.2"),
+	    "and only her last four addresses are kept");
 	ok(admit(c, "192.0.2.50"), "and so does a configured proxy");
 	for (i = 0; i < 10; i++)
 		t[n++] = open_from(c, "127.0.2.1", -1);
