@@ -28,6 +28,18 @@
  * which cannot be opened by name (ENXIO), and every command would exit
  * 126 before it ran.
  */
+/*
+ * After systemctl kexec or reboot: true once the agent has been told to
+ * stop (SIGTERM: the shutdown is under way), waiting up to 300 s for it.
+ */
+static int
+kexec_going_down(void)
+{
+	for (int i = 0; i < 3000 && !agent_stopping; i++)
+		usleep(100000);
+	return agent_stopping;
+}
+
 static char *
 kexec_log(const struct agent_conf *c, const char *name)
 {
@@ -84,17 +96,21 @@ kexec_boot(const struct agent_conf *c, struct agent_job *j,
 	if (agent_job_save(j, c->state_dir) == -1)
 		goto out;
 	agent_argv_split(c->kexec_exec, &exec);
-	if (run_argv(c, &exec, 300) == -1) {
+	if (run_argv(c, &exec, 300) == -1 && !kexec_going_down()) {
 		error("job %lld: '%s' failed; not rebooting", agent_job_id(j),
 		    c->kexec_exec);
 		goto out;
 	}
-	/* systemctl kexec returns once the shutdown is under way; we are
+	/* systemctl kexec returns once the shutdown is under way, or is
+	   stopped with us (systemd stops the unit's whole cgroup); we are
 	   about to be stopped.  Still being here later means nothing
 	   happened. */
-	sleep(300);
-	error("job %lld: still running 300 s after '%s'", agent_job_id(j),
-	    c->kexec_exec);
+	if (!kexec_going_down())
+		error("job %lld: still running 300 s after '%s'",
+		    agent_job_id(j), c->kexec_exec);
+	else
+		log_info("job %lld: the machine is going down for the kexec",
+		    agent_job_id(j));
 out:
 	strvec_clear(&load);
 	strvec_clear(&exec);
@@ -214,11 +230,12 @@ kexec_return_home(const struct agent_conf *c)
 
 	log_info("returning to the home kernel: %s", c->reboot_cmd);
 	agent_argv_split(c->reboot_cmd, &a);
-	if (run_argv(c, &a, 300) == -1) {
+	if (run_argv(c, &a, 300) == -1 && !kexec_going_down()) {
 		strvec_clear(&a);
 		return error("'%s' failed", c->reboot_cmd);
 	}
 	strvec_clear(&a);
-	sleep(300);
+	if (kexec_going_down())
+		return 0;
 	return error("still running 300 s after '%s'", c->reboot_cmd);
 }
