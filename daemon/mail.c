@@ -76,7 +76,10 @@ static int mail_running, mail_stopping, mail_kicked;
 static int
 mail_on(void)
 {
-	return strcmp(app.settings.mail.send, "none") != 0;
+	const char *send = app.settings.mail.send;
+
+	/* NULL: settings never loaded (a test's bare app), so no mail */
+	return send && strcmp(send, "none") != 0;
 }
 
 static void

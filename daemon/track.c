@@ -81,6 +81,7 @@
 #include "daemon/db_build.h"
 #include "daemon/db_track.h"
 #include "daemon/kernels.h"
+#include "daemon/mail.h"
 #include "daemon/sched.h"
 #include "daemon/trees.h"
 #include "core/stats.h"
@@ -989,6 +990,7 @@ track_regression_new(struct db *db, const char *track,
 		log_info("track %s: regression %lld: %s %s %s %+.1f%% between "
 		    "runs %lld and %lld", track, *id, g.workload, g.params,
 		    g.metric, g.pct_change, good.id, bad.id);
+		mail_regression_opened(db, *id);
 		rc = 0;
 	}
 	track_conf_release(&tc);
