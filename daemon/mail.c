@@ -180,17 +180,7 @@ mail_hdr(struct buf *b, const char *name, const char *v)
 
 /* ---- threads on the lore ------------------------------------------------ */
 
-/* What a mail needs to know of the message it replies to. */
-struct mail_root {
-	char	*msgid, *subject, *from_name, *from_email;
-	char	**refs;			/* its References, oldest first */
-	size_t	 nrefs;
-	char	**addrs;		/* its To and Cc */
-	size_t	 naddrs;
-	char	*body;			/* for commands */
-};
-
-static void
+void
 mail_root_release(struct mail_root *r)
 {
 	free(r->msgid);
@@ -274,12 +264,7 @@ mail_addr_matches(const char *addr, const char *const *pat, size_t n)
 	return 0;
 }
 
-/*
- * The recipients: rcpt gets To (the root's From) then the Cc, one a
- * line; hdr gets the To: and Cc: headers.  Every address comes from the
- * root message.  0, or -1 when there is nobody to write to.
- */
-static int
+int
 mail_recipients(const struct mail_root *root, struct buf *rcpt,
     struct buf *hdr)
 {
@@ -324,8 +309,7 @@ mail_recipients(const struct mail_root *root, struct buf *rcpt,
 	return 0;
 }
 
-/* Every header but To/Cc; subject "Re: <root subject>". */
-static void
+void
 mail_headers(struct buf *b, const char *msgid, const struct mail_root *root,
     const char *extra_ref, const char *subject)
 {
@@ -355,7 +339,7 @@ mail_headers(struct buf *b, const char *msgid, const struct mail_root *root,
 	    "X-Mailer: kperfci\nAuto-Submitted: auto-replied\n");
 }
 
-static char *
+char *
 mail_re(const char *subject)
 {
 	if (!strncasecmp(subject, "Re:", 3))

@@ -61,6 +61,35 @@ json_t	*mail_series_json(struct db *, long long sid);
    (SMTP: 451 ...)"), or nothing. */
 void	mail_series_line(struct db *, long long sid, struct buf *out);
 
+/*
+ * The message text (pure but for [mail] from, cc and cc_max in
+ * app.settings; t-mail checks them).
+ */
+/* What a mail needs to know of the message it replies to; every string
+   and array is owned (mail_root_release frees them). */
+struct mail_root {
+	char	*msgid, *subject, *from_name, *from_email;
+	char	**refs;			/* its References, oldest first */
+	size_t	 nrefs;
+	char	**addrs;		/* its To and Cc */
+	size_t	 naddrs;
+	char	*body;			/* for commands */
+};
+void	mail_root_release(struct mail_root *);
+/* The recipients: rcpt gets To (the root's From) then the Cc, one a
+   line; hdr gets the To: and Cc: headers.  Every address comes from the
+   root message.  0, or -1 when there is nobody to write to. */
+int	mail_recipients(const struct mail_root *root, struct buf *rcpt,
+	    struct buf *hdr);
+/* Every header but To/Cc: From, Subject, Date, Message-ID <msgid>,
+   In-Reply-To extra_ref (when given) or the root, References the root's
+   own then the root (then extra_ref). */
+void	mail_headers(struct buf *b, const char *msgid,
+	    const struct mail_root *root, const char *extra_ref,
+	    const char *subject);
+/* "Re: <subject>", once (a new string). */
+char	*mail_re(const char *subject);
+
 /* api_mail.c:
  *	GET /api/v1/mail/{id}			one stored mail
  *	GET /api/v1/series/{id}/mail		its mails, and a preview */

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/stats.h"
@@ -13,6 +14,7 @@
 #include "daemon/report.h"
 #include "daemon/report_mail.h"
 #include "lib/buf.h"
+#include "lib/xalloc.h"
 
 #define REPORT_MAIL_MAX_ROWS	20
 
@@ -159,6 +161,30 @@ report_mail_environment(const struct report *r, const struct report_mail *m,
 	(void)m;
 }
 
+/*
+ * A command line to paste: on one line when it fits, else as shell
+ * continuation lines (the options, then the last word, a URL or a
+ * Message-ID, alone), so the 72-column wrap never breaks it at a blank
+ * the shell would take for the command's end.
+ */
+static void
+report_mail_command(struct buf *b, int indent, const char *cmd,
+    const char *opts, const char *last)
+{
+	size_t n = indent + strlen(cmd) + (opts ? 1 + strlen(opts) : 0) + 1 +
+	    strlen(last);
+
+	if (n <= REPORT_MAIL_WIDTH) {
+		buf_addf(b, "%*s%s%s%s %s\n", indent, "", cmd, opts ? " " : "",
+		    opts ? opts : "", last);
+		return;
+	}
+	buf_addf(b, "%*s%s \\\n", indent, "", cmd);
+	if (opts)
+		buf_addf(b, "%*s%s \\\n", indent + 2, "", opts);
+	buf_addf(b, "%*s%s\n", indent + 2, "", last);
+}
+
 static void
 report_mail_reproduce(const struct report *r, const struct report_mail *m,
     struct buf *b)
@@ -167,18 +193,24 @@ report_mail_reproduce(const struct report *r, const struct report_mail *m,
 
 	buf_addstr(b, "How to reproduce\n");
 	if (m->thread_url) {
-		buf_addf(b, "  kperfci submit %s", m->thread_url);
+		struct buf opt = BUF_INIT(0);
+
 		if (r->base_commit)
-			buf_addf(b, " --base %s", r->base_commit);
+			buf_addf(&opt, " --base %s", r->base_commit);
 		if (boots > 0)
-			buf_addf(b, " --boots %d", boots);
-		buf_addstr(b, "\n");
+			buf_addf(&opt, " --boots %d", boots);
+		report_mail_command(b, 2, "kperfci submit", opt.data ?
+		    opt.data + 1 : NULL, m->thread_url);
+		buf_release(&opt);
 	}
 	if (m->msgid && r->base_commit) {
+		char *q = xasprintf("'%s'", m->msgid);
+
 		buf_addstr(b, "  or by hand, in a clone of the tree:\n");
 		buf_addf(b, "    git checkout %s\n", r->base_commit);
-		buf_addf(b, "    b4 am -o kperfci-series '%s'\n", m->msgid);
+		report_mail_command(b, 4, "b4 am -o kperfci-series", NULL, q);
 		buf_addstr(b, "    git am kperfci-series/*.mbx\n");
+		free(q);
 	}
 	if (r->matrix && *r->matrix) {
 		buf_addstr(b, "  the workloads (kperfci-load matrix):\n");

@@ -14,6 +14,36 @@ struct smtp_src {
 	size_t		 left;
 };
 
+/* The relay's last reply line, for the reason of a refusal: libcurl's own
+   text for a 4xx/5xx after DATA is "Weird server reply", while the relay's
+   ("451 try again later") says what to do. */
+#define SMTP_REPLY_MAX	256
+
+struct smtp_reply {
+	char	line[SMTP_REPLY_MAX];
+};
+
+static int
+smtp_debug(CURL *c, curl_infotype t, char *data, size_t n, void *arg)
+{
+	struct smtp_reply *r = arg;
+	size_t k = 0;
+
+	(void)c;
+	if (t != CURLINFO_HEADER_IN || n < 4)
+		return 0;
+	/* one reply line per call; keep it printable and bounded */
+	while (k < n && k < sizeof(r->line) - 1 && data[k] != '\r' &&
+	    data[k] != '\n') {
+		unsigned char ch = (unsigned char)data[k];
+
+		r->line[k] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+		k++;
+	}
+	r->line[k] = '\0';
+	return 0;
+}
+
 static size_t
 smtp_read(char *dst, size_t sz, size_t nm, void *arg)
 {
@@ -35,6 +65,7 @@ smtp_send(const struct smtp_relay *r, const char *from,
 {
 	struct curl_slist *to = NULL;
 	struct smtp_src src = { msg, len };
+	struct smtp_reply reply = { "" };
 	char cerr[CURL_ERROR_SIZE], *url, *mfrom;
 	long code = 0;
 	CURLcode cr;
@@ -72,6 +103,9 @@ smtp_send(const struct smtp_relay *r, const char *from,
 	curl_easy_setopt(c, CURLOPT_READFUNCTION, smtp_read);
 	curl_easy_setopt(c, CURLOPT_READDATA, &src);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+	curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, smtp_debug);
+	curl_easy_setopt(c, CURLOPT_DEBUGDATA, &reply);
+	curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
 	cerr[0] = '\0';
 	cr = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
@@ -82,7 +116,9 @@ smtp_send(const struct smtp_relay *r, const char *from,
 			cerr[--l] = '\0';
 		if (code >= 500 && code < 600)
 			*permanent = 1;
-		if (code)
+		if (code && strtol(reply.line, NULL, 10) == code)
+			buf_addstr(err, reply.line);
+		else if (code)
 			buf_addf(err, "%ld %s", code, l ? cerr :
 			    curl_easy_strerror(cr));
 		else

@@ -13,12 +13,30 @@
 # The deliveries run as Debian-exim (exim drops root for a -C config),
 # so the lore's files are handed to that user: write to the inbox through
 # the MTA (or as that user) from then on.
+#
+# Search: with an extindex configured (pi-lib.sh's "all"), public-inbox
+# 1.9 answers every inbox's search from the extindex, not from the
+# inbox's own Xapian shards (PublicInbox::Config gives each inbox an
+# Isearch over "all"), and public-inbox-mda writes only the inbox.  So a
+# delivery also runs public-inbox-extindex --all (as lore keeps /all/
+# current), and the httpd, which re-reads the extindex only on SIGHUP,
+# gets one every second while the MTA runs.  Without both, every query
+# of a delivered message is a 404.
 MTA_PID=
+MTA_HUPPER=
 
 mta_start() {
 	command -v exim4 >/dev/null || return 1
 	mkdir -p "$T/mta/spool" "$T/mta/log" "$T/mta/box" || return 1
 	MTA_PORT=$(free_port)
+	cat >"$T/mta/deliver" <<DELIVER
+#!/bin/sh
+# one message into the inbox, then into the extindex the search reads;
+# 75 (EX_TEMPFAIL) makes exim retry
+/usr/bin/public-inbox-mda --no-precheck || exit \$?
+/usr/bin/public-inbox-extindex "$T/pi/all" --all >/dev/null 2>&1 || exit 75
+DELIVER
+	chmod 755 "$T/mta/deliver"
 	cat >"$T/mta/exim.conf" <<CONF
 primary_hostname = mta.example.org
 spool_directory = $T/mta/spool
@@ -51,7 +69,7 @@ box:
 begin transports
 mda:
   driver = pipe
-  command = /usr/bin/public-inbox-mda --no-precheck
+  command = $T/mta/deliver
   user = Debian-exim
   home_directory = $T/pi/home
   current_directory = $T/pi/home
@@ -71,6 +89,10 @@ CONF
 	exim4 -C "$T/mta/exim.conf" -bdf -q1s -odi 2>>"$T/mta/stderr" &
 	MTA_PID=$!
 	at_exit mta_stop
+	if [ -n "$PI_PID" ]; then
+		( while kill -HUP "$PI_PID" 2>/dev/null; do sleep 1; done ) &
+		MTA_HUPPER=$!
+	fi
 	i=0
 	while [ $i -lt 50 ]; do
 		grep -q "listening for SMTP" "$T/mta/log/mainlog" 2>/dev/null &&
@@ -99,6 +121,8 @@ mta_refuse() {
 }
 
 mta_stop() {
+	[ -z "$MTA_HUPPER" ] || kill "$MTA_HUPPER" 2>/dev/null
+	MTA_HUPPER=
 	[ -n "$MTA_PID" ] || return 0
 	kill -TERM "$MTA_PID" 2>/dev/null
 	wait "$MTA_PID" 2>/dev/null
