@@ -446,6 +446,49 @@ out:
 	return r;
 }
 
+/*
+ * Beside a search's answer, the Atom feed's newest entries too: a search
+ * by date misses what carries an old Date: header (a resend, a
+ * mis-set clock, an imported archive) while the feed lists it.  Entries
+ * both name are read once (watch_seen); a feed that cannot be read costs
+ * nothing, the search stands.
+ */
+static void
+watch_poll_add_feed(struct watch *w, struct atom_feed *feed)
+{
+	struct buf body = BUF_INIT(LORE_MAX_BYTES), err = BUF_INIT(1024);
+	struct atom_feed f = { 0 };
+	size_t i, n;
+
+	if (lore_fetch_atom(w->lore, w->list, app.settings.lore.allow,
+	    app.settings.lore.nallow, &body, &err) < 0 ||
+	    atom_parse(body.data ? body.data : "", body.len, &f, &err) < 0) {
+		log_debug("watch %s: the feed beside the search: %s", w->name,
+		    err.data ? err.data : "");
+		goto out;
+	}
+	/* the feed is newest first, as the search's list is: after it */
+	n = feed->n;
+	feed->v = xrealloc(feed->v, (n + f.n + 1) * sizeof(*feed->v));
+	for (i = 0; i < f.n; i++) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (feed->v[k].link && f.v[i].link &&
+			    !strcmp(feed->v[k].link, f.v[i].link))
+				break;
+		if (k < n)
+			continue;
+		feed->v[feed->n++] = f.v[i];
+		memset(&f.v[i], 0, sizeof(f.v[i]));
+	}
+	memset(&feed->v[feed->n], 0, sizeof(feed->v[0]));
+out:
+	atom_feed_release(&f);
+	buf_release(&body);
+	buf_release(&err);
+}
+
 static int
 watch_poll(struct db *db, struct watch *w, struct buf *err)
 {
@@ -463,6 +506,8 @@ watch_poll(struct db *db, struct watch *w, struct buf *err)
 	    app.settings.lore.allow, app.settings.lore.nallow, &body, err) < 0 ||
 	    atom_parse(body.data ? body.data : "", body.len, &feed, err) < 0))
 		goto out;
+	if (search == 0)
+		watch_poll_add_feed(w, &feed);
 	/* entries the feed reader skipped: listed, the rest still read */
 	for (size_t i = 0; i < feed.nskipped; i++)
 		watch_skip(&sk, w, "%s", feed.skipped[i].why);
