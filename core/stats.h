@@ -197,6 +197,8 @@ struct stats_side {
 				   median of 3 runs) */
 	size_t	 outlier_runs;	/* runs more than 5% from their boot's
 				   estimate: shown, not averaged in */
+	size_t	 slow_boots;	/* boots with at least one of them (not
+				   stored: only for slow_runs_differ) */
 };
 
 enum stats_test {
@@ -221,6 +223,10 @@ struct stats_row {
 	enum stats_test test_used;
 	int	 p_exact;	/* 1: exact permutation distribution */
 	int	 outlier;	/* Grubbs flagged a boot: no t test */
+	int	 slow_runs_differ; /* the sides' rates of slow runs differ
+				   (Fisher, STATS_SLOW_RATE_ALPHA): the
+				   slow runs are the effect, so every run
+				   is averaged in */
 	double	 p_adjusted;	/* Holm (primary) or Benjamini-Hochberg
 				   (others) over the comparison's rows */
 	double	 rank_p;	/* Mann-Whitney p, shown only, or NAN */

@@ -116,6 +116,8 @@ stats_json_row(const json_t *o, struct stats_row *r, const char **bad)
 	r->p_adjusted = stats_json_double(json_object_get(o, "p_adjusted"));
 	r->rank_p = stats_json_double(json_object_get(o, "rank_p"));
 	r->outlier = json_is_true(json_object_get(o, "outlier"));
+	r->slow_runs_differ = json_is_true(json_object_get(o,
+	    "slow_runs_differ"));
 	r->decided_look = (int)json_integer_value(json_object_get(o,
 	    "decided_look"));
 	r->boots_needed = (int)json_integer_value(json_object_get(o,

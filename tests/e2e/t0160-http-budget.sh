@@ -70,7 +70,7 @@ held() {	# held FILE...: until each slow client has sent its headers
 # ---- anonymous: refused from the headers --------------------------------
 P=
 for i in 1 2 3 4; do
-	slow /api/v1/series 67108864 20 >"$T/anon$i.out" &
+	slow /api/v1/series 67108864 20 >"$T/anon$i.out" 2>/dev/null &
 	P="$P $!"
 done
 wait $P
@@ -78,10 +78,10 @@ for i in 1 2 3 4; do
 	like "answered 401 after" "$T/anon$i.out" \
 	    "anonymous 64 MiB body $i: 401 at once, nothing read"
 done
-slow /api/v1/agents/register 67108864 5 >"$T/anon-agent.out"
+slow /api/v1/agents/register 67108864 5 >"$T/anon-agent.out" 2>/dev/null
 like "answered 401 after" "$T/anon-agent.out" \
     "an agent route without a token: 401 from the headers"
-slow /api/v1/agents/register 1000 5 guess >"$T/bad-agent.out"
+slow /api/v1/agents/register 1000 5 guess >"$T/bad-agent.out" 2>/dev/null
 like "answered 403 after" "$T/bad-agent.out" \
     "an agent route with a wrong token: 403 from the headers"
 
