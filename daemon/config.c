@@ -395,7 +395,7 @@ const struct config_key config_keys[] = {
 	/* Expired leases before a job fails instead of going back to the queue. */
 	{ "agents", "max_attempts", CONFIG_INT, "3", check_attempts, 0 },
 
-	/* ---- [auth], [submitter "NAME"] (auth.c; README "Security") ---- */
+	/* ---- [auth], [submitter "NAME"] (auth.c; doc/security.md) ---- */
 	/* sha256sum of the admin token, needed for POST /api/v1/kernels and
 	   /api/v1/jobs and for managing others' series.  Unset: loopback
 	   requests are admin and nothing else is. */
@@ -474,7 +474,7 @@ const struct config_key config_keys[] = {
 	{ "mail", "retry", CONFIG_INT, "60", check_positive, 0 },
 	/* Who may command by reply (#kperfci test ...): "author" (the
 	   series' author), addresses, @domains.  Mail is not authenticated:
-	   README "Mail". */
+	   doc/mail.md. */
 	{ "mail", "command_from", CONFIG_LIST, NULL, NULL, 0 },
 
 	/* ---- [kcidb] (daemon/kcidb.c: results in KCIDB I/O form) ---- */

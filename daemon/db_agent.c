@@ -343,7 +343,7 @@ db_job_lease(struct db *db, const char *agent, const char *class,
 	    NULL) == -1 ||
 	    expire_where(db, "?1 = ?1 AND agent = ?2", now, agent, NULL) == -1)
 		goto fail;
-	/* Job order (README, the scheduler): priority, then the submission
+	/* Job order (doc/statistics.md, the scheduler): priority, then the submission
 	   time of the job's series (a comparison started earlier finishes
 	   before a later one starts, extra looks included), then the boot
 	   (a replacement keeps its place), then creation order (the side

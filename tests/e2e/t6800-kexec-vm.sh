@@ -23,7 +23,7 @@
 #      rebooting.  The lease runs out, power_margin later the daemon runs
 #      qmp-reset (QMP system_reset), the job is boot-failed with the cycle
 #      on its page; back home the agent brings the hung kernel's console.
-# Costs: see README "A real 2-socket machine".
+# Costs: see doc/agents.md, "A real 2-socket machine".
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
