@@ -127,4 +127,10 @@ mta_stop() {
 	kill -TERM "$MTA_PID" 2>/dev/null
 	wait "$MTA_PID" 2>/dev/null
 	MTA_PID=
+	# deliveries in flight outlive the daemon; let them end before $T goes
+	i=0
+	while pgrep -f "$T/mta/exim.conf" >/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
