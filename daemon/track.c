@@ -1070,7 +1070,8 @@ track_analyse(struct db *db, const char *track)
 		free(h.start);
 		free(h.run);
 	}
-	qsort(mv.v, mv.n, sizeof(*mv.v), track_moved_cmp);
+	if (mv.n)	/* qsort(NULL, 0) is undefined (UBSan aborts) */
+		qsort(mv.v, mv.n, sizeof(*mv.v), track_moved_cmp);
 	for (i = 0; i < mv.n; i = j) {
 		for (j = i; j < mv.n && mv.v[j].bad_run == mv.v[i].bad_run; j++)
 			;

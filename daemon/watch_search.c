@@ -138,7 +138,8 @@ watch_search_feed(struct db *db, const char *name, const char *base,
 		buf_release(&link);
 		buf_release(&pe);
 	}
-	qsort(v, n, sizeof(*v), watch_search_cmp);
+	if (n)		/* qsort(NULL, 0) is undefined (UBSan aborts) */
+		qsort(v, n, sizeof(*v), watch_search_cmp);
 	feed->v = xcalloc(n + 1, sizeof(*feed->v));
 	for (size_t i = 0; i < n; i++)
 		feed->v[i] = v[i].e;
