@@ -337,7 +337,9 @@ kcidb_comparison(const struct report *r, const char *origin)
 	report_verdict(r, verdict, sizeof(verdict));
 	json_object_set_new(json_array_get(cos, 1), "comment", kcidb_str(
 	    r->subject));
-	json_object_set(json_object_get(json_array_get(cos, 1), "misc"),
+	/* _new: the object takes the string (and frees it when there is
+	   no misc to hold it); json_object_set leaked it (LeakSanitizer) */
+	json_object_set_new(json_object_get(json_array_get(cos, 1), "misc"),
 	    "verdict", json_string(verdict));
 	if (r->have_result)
 		for (size_t i = 0; i < r->result.n; i++)
