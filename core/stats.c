@@ -1101,6 +1101,18 @@ stats_failed_verdict(char *buf, size_t sz, const char *side, const char *how)
    DESIGN block): each thread measures one row at a time. */
 static __thread int stats_trim_off;
 
+/* The value a run must reach not to count as slow: STATS_OUTLIER_RUN_PCT
+   worse than the best of v's n (n >= 1) runs, the best in *best. */
+static double
+stats_slow_limit(const double *v, size_t n, int better, double *best)
+{
+	*best = v[0];
+	for (size_t i = 1; i < n; i++)
+		if (better * (v[i] - *best) > 0)
+			*best = v[i];
+	return *best * (1 - better * STATS_OUTLIER_RUN_PCT / 100);
+}
+
 /*
  * A boot's estimate from its n runs v (sorted in place): the mean of the
  * runs no more than STATS_OUTLIER_RUN_PCT worse than the boot's best run
@@ -1122,11 +1134,7 @@ stats_trimmed(double *v, size_t n, int better)
 			s += v[i];
 		return s / (double)n;
 	}
-	best = v[0];
-	for (i = 1; i < n; i++)
-		if (better * (v[i] - best) > 0)
-			best = v[i];
-	lim = best * (1 - better * STATS_OUTLIER_RUN_PCT / 100);
+	lim = stats_slow_limit(v, n, better, &best);
 	for (i = 0; i < n; i++)
 		if (better * (v[i] - lim) >= 0) {
 			s += v[i];
@@ -1152,11 +1160,7 @@ stats_outlier_runs(const struct stats_boot *b, int better)
 
 	if (b->n == 0)
 		return 0;
-	best = b->v[0];
-	for (i = 1; i < b->n; i++)
-		if (better * (b->v[i] - best) > 0)
-			best = b->v[i];
-	lim = best * (1 - better * STATS_OUTLIER_RUN_PCT / 100);
+	lim = stats_slow_limit(b->v, b->n, better, &best);
 	for (i = 0; i < b->n; i++)
 		n += better * (b->v[i] - lim) < 0;
 	return n;
