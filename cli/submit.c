@@ -2,6 +2,7 @@
  * submit, status: queue a series and follow it; show one or all series.
  *
  *	kperfci submit URL [--version N] [--base REV] [--boots N|auto]
+ *	    [--reply yes|regressions|no]
  *	    [--matrix FILE] [--suite NAME]... [--no-follow | --wait]
  *	kperfci submit --mbox FILE [--version N] [--base REV] [--boots N|auto]
  *	    [--suite NAME]... [--no-follow | --wait]
@@ -160,14 +161,17 @@ submit_follow(long long id)
 
 static const char submit_usage[] =
     "usage: kperfci submit URL [--version N] [--base REV] [--boots N|auto]\n"
-    "           [--matrix FILE] [--suite NAME]... [--no-follow | --wait]\n"
+    "           [--matrix FILE] [--suite NAME]... [--reply yes|regressions|no]\n"
+    "           [--no-follow | --wait]\n"
     "       kperfci submit --mbox FILE [--version N] [--base REV] "
     "[--boots N|auto]\n"
-    "           [--suite NAME]... [--no-follow | --wait]\n";
+    "           [--suite NAME]... [--reply yes|regressions|no]\n"
+    "           [--no-follow | --wait]\n";
 
 /* What the command line of `kperfci submit` asked for. */
 struct submit_args {
 	const char *base, *mbox, *matrix;
+	const char *reply;	/* yes | regressions | no (the daemon's) */
 	long	 version, boots;
 	int	 follow;		/* 0 no, 1 the pipeline, 2 the verdict */
 	json_t	*suites;
@@ -184,6 +188,7 @@ submit_parse(int argc, char **argv, struct submit_args *s)
 		{ "boots", required_argument, NULL, 'B' },
 		{ "matrix", required_argument, NULL, 'M' },
 		{ "suite", required_argument, NULL, 's' },
+		{ "reply", required_argument, NULL, 'r' },
 		{ "no-follow", no_argument, NULL, 'n' },
 		{ "wait", no_argument, NULL, 'w' },	/* cli/wait.c */
 		{ "help", no_argument, NULL, 'h' },
@@ -219,6 +224,15 @@ submit_parse(int argc, char **argv, struct submit_args *s)
 			}
 			break;
 		case 'M': s->matrix = optarg; break;
+		case 'r':
+			if (strcmp(optarg, "yes") && strcmp(optarg,
+			    "regressions") && strcmp(optarg, "no")) {
+				fprintf(stderr, "kperfci: --reply must be yes, "
+				    "regressions or no, not \"%s\"\n", optarg);
+				return 2;
+			}
+			s->reply = optarg;
+			break;
 		case 's':
 			/* the suites to run instead of those the series
 			   touches (etc/suites/NAME.conf); checked by the
@@ -260,6 +274,8 @@ submit_mbox_path(const struct submit_args *s, struct buf *path)
 		buf_addstr(path, "boots=auto&");
 	else if (s->boots)
 		buf_addf(path, "boots=%ld&", s->boots);
+	if (s->reply)
+		buf_addf(path, "reply=%s&", s->reply);	/* checked: a word */
 	for (size_t i = 0; i < json_array_size(s->suites); i++) {
 		char *q = curl_easy_escape(NULL, json_string_value(
 		    json_array_get(s->suites, i)), 0);
@@ -327,6 +343,8 @@ submit_url(const struct submit_args *s, const char *url,
 		json_object_set_new(req, "version", json_integer(s->version));
 	if (s->base)
 		json_object_set_new(req, "base", json_string(s->base));
+	if (s->reply)
+		json_object_set_new(req, "reply", json_string(s->reply));
 	if (s->boots == -1)
 		json_object_set_new(req, "boots", json_string("auto"));
 	else if (s->boots)

@@ -4,7 +4,10 @@
  *
  *	GET /api/v1/mail/{id}		{id, msgid, kind, state, reason,
  *					 series, subject, rcpt, message}
- *	GET /api/v1/series/{id}/mail	{series, mails: [...], preview}
+ *	GET /api/v1/series/{id}/mail	{series, reply, mails: [...],
+ *					 preview}  reply: the series' policy
+ *					 (yes | regressions | no, null when
+ *					 none was stored)
  *					 preview: the body a reply would
  *					 have now (no recipients: those come
  *					 from the thread when it is sent)
@@ -79,6 +82,15 @@ api_mail_series(struct http_req *req, struct http_resp *resp)
 		json_array_append_new(a, api_mail_obj(&rows[i]));
 	mail_rows_free(rows, n);
 	o = json_pack("{s:I,s:o}", "series", (json_int_t)id, "mails", a);
+	{
+		char *policy = NULL, *irt = NULL;
+
+		if (db_mail_policy_get(req->db, id, &policy, &irt) == 0)
+			json_object_set_new(o, "reply", policy ?
+			    json_string(policy) : json_null());
+		free(policy);
+		free(irt);
+	}
 	if (r.comparison_id && !report_is_live(&r)) {
 		struct report_mail rm = { 0 };
 		struct buf body = BUF_INIT(0);

@@ -2,9 +2,10 @@
  * api_series: the series JSON API and /healthz.
  *
  *	POST /api/v1/series		{"url", "version"?, "base"?, "boots"?,
- *					"matrix"?, "priority"?} or an
- *					application/mbox body
- *					(?version=&base=&boots=&priority=)
+ *					"matrix"?, "priority"?, "suites"?,
+ *					"reply"?} or an application/mbox
+ *					body (?version=&base=&boots=
+ *					&priority=&suites=&reply=)
  *					-> 202 {"id", "state": "queued"}
  *					(a submitter: see auth.h; 503 when
  *					the store cannot take writes)
@@ -27,6 +28,7 @@
 #include "daemon/api_series.h"
 #include "daemon/app.h"
 #include "daemon/auth.h"
+#include "daemon/config.h"
 #include "daemon/db_exercise.h"
 #include "daemon/exercise_series.h"
 #include "daemon/db.h"
@@ -35,6 +37,7 @@
 #include "daemon/db_auth.h"
 #include "daemon/intake.h"
 #include "daemon/limits.h"
+#include "daemon/mail.h"
 #include "daemon/pipeline.h"
 #include "daemon/routes.h"
 #include "daemon/sched.h"
@@ -202,6 +205,9 @@ api_series_json(struct db *db, const struct db_series *s, int full)
 	api_series_builds(db, s->id, o);
 	api_series_schedule(db, s->id, o);
 	api_series_owner(db, s->id, o);
+	/* the reply in the series' thread: {state, reason, msgid, id} */
+	json_object_set_new(o, "mail", (p = mail_series_json(db, s->id)) ?
+	    p : json_null());
 	return o;
 }
 
@@ -323,7 +329,7 @@ api_series_limits(struct http_req *req, struct http_resp *resp,
 /* Fields a JSON submission may carry; anything else is a 400. */
 static const char *const api_series_fields[] = {
 	"url", "version", "base", "matrix", "boots", "priority", "suites",
-	NULL
+	"reply", NULL
 };
 
 static int
@@ -340,22 +346,46 @@ api_series_unknown_field(json_t *j, struct http_resp *resp)
 		if (!api_series_fields[i]) {
 			http_reply_error(resp, 400, "unknown field \"%.64s\" "
 			    "(known: url, version, base, matrix, boots, "
-			    "priority, suites)", k);
+			    "priority, suites, reply)", k);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* Owner and priority of a stored submission; 500 on a store error. */
+/*
+ * A submission's "reply" (yes | regressions | no, the [mail] reply when
+ * absent): checked before anything is stored.  0, or -1 with a 400.
+ */
+static int
+api_series_reply_check(const char *reply, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT(256);
+	int rc = 0;
+
+	if (reply && config_check_reply(reply, &err) < 0) {
+		http_reply_error(resp, 400, "%s", err.data);
+		rc = -1;
+	}
+	buf_release(&err);
+	return rc;
+}
+
+/* Owner, priority and reply policy of a stored submission; 500 on a
+   store error. */
 static int
 api_series_accepted(struct http_req *req, struct http_resp *resp,
-    long long id, const struct auth_who *who, int prio)
+    long long id, const struct auth_who *who, int prio, const char *reply)
 {
-	if (db_series_set_owner(req->db, id, who->name) < 0 ||
+	struct buf err = BUF_INIT(256);
+	int r;
+
+	r = mail_series_reply(req->db, id, reply, &err);
+	buf_release(&err);
+	if (r < 0 || db_series_set_owner(req->db, id, who->name) < 0 ||
 	    db_sched_set_priority(req->db, id, prio) < 0) {
-		http_reply_error(resp, 500, "the submission's owner and "
-		    "priority could not be stored");
+		http_reply_error(resp, 500, "the submission's owner, "
+		    "priority and reply could not be stored");
 		return -1;
 	}
 	return api_series_created(resp, id);
@@ -365,7 +395,7 @@ static int
 api_series_post(struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT(4096);
-	const char *url = NULL, *base = NULL, *matrix = NULL;
+	const char *url = NULL, *base = NULL, *matrix = NULL, *reply = NULL;
 	struct auth_who who;
 	int boots = 0, prio = SCHED_PRIO_INTERACTIVE;
 	long long id, version = 0;
@@ -381,7 +411,9 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		if (api_query_version(req, resp, &v) < 0)
 			goto out;
 		base = http_query(req, "base");
-		if (api_series_suites_query(req, resp, &suites) < 0)
+		reply = http_query(req, "reply");
+		if (api_series_suites_query(req, resp, &suites) < 0 ||
+		    api_series_reply_check(reply, resp) < 0)
 			goto out;
 		if (sched_request_boots(http_query(req, "boots"), &boots,
 		    &err) < 0 || auth_priority_text(&who, http_query(req,
@@ -407,7 +439,7 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 			    "and suites could not be stored");
 			goto out;
 		}
-		api_series_accepted(req, resp, id, &who, prio);
+		api_series_accepted(req, resp, id, &who, prio, reply);
 		goto out;
 	}
 	if (req->body.len > max) {
@@ -426,7 +458,9 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 	}
 	if (http_json_str(j, "url", 1, &url, resp) < 0 ||
 	    http_json_int(j, "version", 0, &version, resp) < 0 ||
-	    http_json_str(j, "base", 0, &base, resp) < 0)
+	    http_json_str(j, "base", 0, &base, resp) < 0 ||
+	    http_json_str(j, "reply", 0, &reply, resp) < 0 ||
+	    api_series_reply_check(reply, resp) < 0)
 		goto out;
 	/* scheduler options: "matrix" (workloads.conf text), "boots" */
 	if (sched_request_parse(j, &matrix, &boots, &err) < 0) {
@@ -460,7 +494,7 @@ api_series_post(struct http_req *req, struct http_resp *resp)
 		    "and suites could not be stored");
 		goto out;
 	}
-	api_series_accepted(req, resp, id, &who, prio);
+	api_series_accepted(req, resp, id, &who, prio, reply);
 out:
 	json_decref(j);
 	json_decref(suites);

@@ -22,6 +22,7 @@
 #include "daemon/db.h"
 #include "daemon/db_build.h"
 #include "daemon/html.h"
+#include "daemon/mail.h"
 #include "daemon/pipeline.h"
 #include "daemon/report.h"
 #include "daemon/routes.h"
@@ -376,7 +377,17 @@ ui_series_page(struct http_req *req, struct http_resp *resp)
 	ui_series_dl(&b, "change-id", s.change_id);
 	buf_addstr(&b, "<dt>submitted</dt><dd>");
 	html_time(&b, s.submitted);
-	buf_addstr(&b, "</dd>\n</dl>\n");
+	buf_addstr(&b, "</dd>\n");
+	/* the reply in the thread: sent, queued (and why), skipped */
+	{
+		struct buf ml = BUF_INIT(1024);
+
+		mail_series_line(req->db, id, &ml);
+		if (ml.len)
+			ui_series_dl(&b, "reply", ml.data);
+		buf_release(&ml);
+	}
+	buf_addstr(&b, "</dl>\n");
 	if (s.cover_subject || s.cover_body) {
 		buf_addstr(&b, "<h2>Cover letter</h2>\n<pre class=\"cover\">");
 		html_txt(&b, s.cover_body);

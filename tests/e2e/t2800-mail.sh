@@ -111,6 +111,26 @@ ok "its boots run" run_boots "$S"
 ok "series done" kd_wait_state "$S" done 30
 ok "the reply is sent" wait_field "$KD_URL/api/v1/series/$S/mail" \
     '.mails[0].state' 30 sent
+is "$(curl -s "$KD_URL/api/v1/series/$S/mail" | jq -r .reply)" yes \
+    "the watch's reply policy is the series'"
+is "$(curl -s "$KD_URL/api/v1/series/$S" | jq -r .mail.state)" sent \
+    "the series JSON says the reply was sent"
+curl -s "$KD_URL/series/$S" >"$T/page.html"
+like "reply sent &lt;kperfci\.result" "$T/page.html" \
+    "the series page says the reply was sent, with its Message-ID"
+
+# a submission's own reply=: a bad word is a 400 naming it, nothing stored
+n=$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')
+is "$(curl -s -o "$T/r.json" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' \
+    -d "{\"url\": \"${PI_URL}linux-mm/$COVER/\", \"reply\": \"maybe\"}" \
+    "$KD_URL/api/v1/series")" 400 "reply=maybe is refused"
+like 'reply .*maybe.* is not yes, regressions or no' "$T/r.json" "the error names the field and the value"
+is "$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')" "$n" \
+    "and no series was stored"
+is "$(curl -s -o /dev/null -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/mbox' --data-binary @"$(ls "$T"/series/0001-*.patch)" \
+    "$KD_URL/api/v1/series?reply=often")" 400 "an upload's reply=often too"
 
 # ---- the reply on the lore, in the thread ------------------------------
 i=0
@@ -210,6 +230,9 @@ ok "a refused reply is queued" wait_field "$KD_URL/api/v1/series/$C/mail" \
 curl -s "$KD_URL/api/v1/series/$C/mail" >"$T/m.json"
 is "$(jq -r '.mails[] | select(.kind == "result") | .state' "$T/m.json")" queued \
     "it stays queued while the relay refuses"
+curl -s "$KD_URL/series/$C" >"$T/page.html"
+like "reply queued \(SMTP: 451 try again later" "$T/page.html" \
+    "the page says the reply is queued, and why"
 mta_refuse off
 ok "and is sent once the relay takes it" wait_field \
     "$KD_URL/api/v1/series/$C/mail" \
