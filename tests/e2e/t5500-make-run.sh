@@ -64,6 +64,8 @@ url=$(sed -n "s|^ *\(http://127.0.0.1:$LORE_PORT/linux-mm/kperfci-calibration-lr
     "$T/run.log" | head -1)
 ok "the printed lore URL serves the thread" curl -fs -o "$T/t.mbox.gz" \
     "${url}t.mbox.gz"
+like '^send = outbox$' "$C/var/run.conf" \
+    "make run mails to an outbox (var/outbox.mbox), nothing leaves"
 # The agent registers itself with its emulated 2-socket topology.
 ok "the local qemu agent registers" wait_field \
     "http://127.0.0.1:$PORT/api/v1/agents" '.agents[0].name' \
