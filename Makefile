@@ -149,10 +149,19 @@ E2E_LIGHT = $(sort $(wildcard tests/e2e/t[0-4]*.sh))
 e2e: all
 	KPERFCI_BIN=$(CURDIR)/$(BIN) prove -f $(E2E)
 
+# The kexec VM test last: its kernel and image are the fixtures the
+# background build (tests/fixtures/build.sh) finishes last.
+E2E_VM	  = $(wildcard tests/e2e/t6800-*.sh)
+E2E_HEAVY = $(filter-out $(E2E_VM),$(sort $(wildcard tests/e2e/t[5-9]*.sh))) \
+    $(E2E_VM)
+
+# tests/check.sh: the unit tests, the sanitizer pass (unit and light e2e
+# on ASan+UBSan binaries), the heavy e2e tests; their fixtures built at
+# nice 19 in the background from the start.
 check: deps
-	$(MAKE) unit e2e
-	$(MAKE) SANITIZE=address,undefined unit
-	$(MAKE) SANITIZE=address,undefined e2e E2E="$(E2E_LIGHT)"
+	$(MAKE) all
+	MAKE="$(MAKE)" E2E_LIGHT="$(E2E_LIGHT)" E2E_HEAVY="$(E2E_HEAVY)" \
+	    tests/check.sh
 
 # A sub-make: pkg-config flags are read when make starts, before deps has
 # installed the libraries on a fresh machine.

@@ -55,6 +55,18 @@ _kernel_locked() {
 	) 9>"$(kernel_cache_dir)/.lock"
 }
 
+# _kernel_locked_on NAME CMD...: CMD under the cache's lock NAME, for a
+# fixture that needs neither the reference tree's lock nor the others'
+# (the VM image, the kexec-vm kernel: tests/fixtures/build.sh builds them
+# in the background while the tests use the reference tree).
+_kernel_locked_on() {
+	n=$1; shift
+	(
+		flock 9
+		"$@"
+	) 9>"$(kernel_cache_dir)/.lock-$n"
+}
+
 _kernel_import() {
 	repo=$(kernel_cache_dir)/linux-6.12
 	if ! git -C "$repo" rev-parse -q --verify master >/dev/null 2>&1; then

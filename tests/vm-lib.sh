@@ -25,8 +25,10 @@
 #                         project's etc/systemd/kperfci-agent.service,
 #                         enabled.
 #
-# Everything cached lives in $(kernel_cache_dir) and is built under its
-# flock, so concurrent tests build it once.
+# Everything cached lives in $(kernel_cache_dir) and is built under a
+# flock there (the image and the kernel each under their own, so that
+# tests/fixtures/build.sh can build them while other tests hold the
+# reference tree's), so concurrent tests build it once.
 
 # Costs, measured on the shared 2-core machine (apt over the network):
 # mmdebstrap and mke2fs 195-309 s once; the image is a 1 GiB sparse file
@@ -56,12 +58,14 @@ _vm_kernel_build() {
 }
 
 vm_kernel_build_dir() {
-	_kernel_locked _vm_kernel_build
+	# the tree is imported under the reference lock, then only read
+	kernel_ref_tree >/dev/null || return 1
+	_kernel_locked_on vm-kernel _vm_kernel_build
 }
 
 _vm_kernel_series_build() {
 	repo=$(_kernel_import) || return 1
-	_vm_kernel_build >/dev/null || return 1
+	_kernel_locked_on vm-kernel _vm_kernel_build >/dev/null || return 1
 	ids=$("$KPERFCI_BIN/kperfci" tree apply --tree "$repo" --mbox "$1" \
 	    2>/dev/null) || {
 		echo "vm-lib: $1 does not apply to $repo" >&2
@@ -78,6 +82,7 @@ _vm_kernel_series_build() {
 }
 
 vm_kernel_series_build_dir() {
+	# tree apply writes to the reference tree: its lock
 	_kernel_locked _vm_kernel_series_build "$1"
 }
 
@@ -145,7 +150,7 @@ _vm_image_build() {
 }
 
 vm_image() {
-	_kernel_locked _vm_image_build
+	_kernel_locked_on vm-image _vm_image_build
 }
 
 # vm_image_for_test DIR BIN...: DIR/disk.img with the agent installed.

@@ -9,17 +9,18 @@
 # daemon runs on the host's loopback (10.0.2.2 from the guest) with
 # [agent "vm1"] power_cycle = tests/qmp-reset on the VM's QMP socket.
 #
-# Four jobs, queued at once, leased one after the other by the same
-# machine; nine boots in all (five home, four kexec'd):
+# Three jobs, queued at once, leased one after the other by the same
+# machine; seven boots in all (four home, three kexec'd):
 #   1. base kernel: kexec -l, systemctl kexec; systemd brings the agent
-#      back up in the job kernel, the matrix runs natively, the results go
-#      over the VM's network; systemctl reboot back home; lease the next;
-#   2. the same kernel with patches/lru-delay.mbox: the same, done;
-#   3. the base kernel with root=/dev/kperfci-missing: the root file system
+#      back up in the job kernel (its console carries the job's marker on
+#      its command line: the kernel booted is the job's), the matrix runs
+#      natively, the results go over the VM's network; systemctl reboot
+#      back home; lease the next;
+#   2. the base kernel with root=/dev/kperfci-missing: the root file system
 #      does not mount, the kernel panics and (panic timeout -1) reboots:
 #      back home the agent finds itself booting a job it never ran,
 #      boot-failed, with the panic from the console log on the page;
-#   4. the same with panic=0: the kernel panics and hangs, never
+#   3. the same with panic=0: the kernel panics and hangs, never
 #      rebooting.  The lease runs out, power_margin later the daemon runs
 #      qmp-reset (QMP system_reset), the job is boot-failed with the cycle
 #      on its page; back home the agent brings the hung kernel's console.
@@ -37,8 +38,6 @@ done
 
 T0=$(date +%s)
 BASE=$(vm_kernel_build_dir) || { echo "Bail out! kexec-vm kernel build failed"; exit 1; }
-PATCHED=$(vm_kernel_series_build_dir "$SRC/patches/lru-delay.mbox") ||
-    { echo "Bail out! lru-delay kernel build failed"; exit 1; }
 vm_image >/dev/null || { echo "Bail out! VM image build failed"; exit 1; }
 echo "# kernels and image ready in $(( $(date +%s) - T0 )) s"
 
@@ -61,18 +60,16 @@ mode = anon
 tasks = node
 M
 KB=$(kd_kernel_post "$BASE/bzImage" base | jq -r .id)
-KP=$(kd_kernel_post "$PATCHED/bzImage" lru-delay | jq -r .id)
-ok "base and patched kernels uploaded" test "$KB" -ge 1 -a "$KP" -gt "$KB"
+ok "the kernel uploaded" test "$KB" -ge 1
 job() {	# job KERNEL [CMDLINE] -> prints the job id
 	api_post /api/v1/jobs "$(jq -n --rawfile m "$T/matrix.conf" \
 	    --argjson k "$1" --arg c "${2:-}" '{kernel:$k, matrix:$m, cmdline:$c}')" >/dev/null
 	jq -r .id "$T/r.json"
 }
 J1=$(job "$KB")
-J2=$(job "$KP")
-J3=$(job "$KB" "root=/dev/kperfci-missing")
-J4=$(job "$KB" "root=/dev/kperfci-missing panic=0")
-ok "four jobs queued" test -n "$J4"
+J2=$(job "$KB" "root=/dev/kperfci-missing")
+J3=$(job "$KB" "root=/dev/kperfci-missing panic=0")
+ok "three jobs queued" test -n "$J3"
 
 # The machine: its agent.conf, its disk, its console server.
 cat >"$T/agent.conf" <<A
@@ -127,16 +124,12 @@ curl -s "$KD_URL/api/v1/agents" >"$T/agents.json"
 is "$(jq -r '.agents[0] | "\(.backend) \(.sockets) \(.cpus)"' "$T/agents.json")" \
     "kexec 2 2" "registered as a kexec machine with 2 sockets, 2 CPUs"
 
-# ---- 1, 2: base and patched, kexec'd and back ---------------------------
+# ---- 1: kexec'd and back --------------------------------------------------
 ok "job $J1 (base) done" ka_wait_job "$J1" done failed boot-failed --secs 600
 curl -s "$KD_URL/api/v1/jobs/$J1" >"$T/j1.json"
 is "$(jq -r .state "$T/j1.json")" done "job $J1: done" || show_console
 echo "# job $J1: $(( $(date +%s) - T1 )) s from the first boot"
-ok "job $J2 (patched) done" ka_wait_job "$J2" done failed boot-failed --secs 600
-curl -s "$KD_URL/api/v1/jobs/$J2" >"$T/j2.json"
-is "$(jq -r .state "$T/j2.json")" done "job $J2: done" || show_console
-echo "# job $J2: $(( $(date +%s) - T1 )) s from the first boot"
-for j in 1 2; do
+for j in 1; do
 	f=$T/j$j.json; id=$(jq -r .id "$f")
 	ok "job $id: samples from the job kernel" \
 	    test "$(jq '.samples | length' "$f")" -ge 2
@@ -151,42 +144,42 @@ done
 like "kexec_core: Starting new kernel" "$T/console/serial.log" \
     "a real kexec (kexec_core: Starting new kernel)"
 
-# ---- 3: the root file system does not mount; panic; reboot ------------
-ok "job $J3 boot-failed" ka_wait_job "$J3" boot-failed done failed --secs 600
-curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j3.json"
-is "$(jq -r .state "$T/j3.json")" boot-failed "job $J3: boot-failed"
+# ---- 2: the root file system does not mount; panic; reboot ------------
+ok "job $J2 boot-failed" ka_wait_job "$J2" boot-failed done failed --secs 600
+curl -s "$KD_URL/api/v1/jobs/$J2" >"$T/j2.json"
+is "$(jq -r .state "$T/j2.json")" boot-failed "job $J2: boot-failed"
 like "did not come up; the machine is back in .*Kernel panic - not syncing: VFS: Unable to mount root fs" \
-    "$T/j3.json" "the reason: not up, back home, the panic line"
-curl -s "$KD_URL/api/v1/jobs/$J3/console?attempt=1" >"$T/c3.log"
-like "Kernel panic - not syncing: VFS: Unable to mount root fs" "$T/c3.log" \
+    "$T/j2.json" "the reason: not up, back home, the panic line"
+curl -s "$KD_URL/api/v1/jobs/$J2/console?attempt=1" >"$T/c2.log"
+like "Kernel panic - not syncing: VFS: Unable to mount root fs" "$T/c2.log" \
     "the splat is the attempt's console"
-curl -s "$KD_URL/jobs/$J3" >"$T/j3.html"
-like "console log" "$T/j3.html" "and linked from the job's page"
-echo "# job $J3: $(( $(date +%s) - T1 )) s from the first boot"
+curl -s "$KD_URL/jobs/$J2" >"$T/j2.html"
+like "console log" "$T/j2.html" "and linked from the job's page"
+echo "# job $J2: $(( $(date +%s) - T1 )) s from the first boot"
 
-# ---- 4: panics and hangs; power-cycled -----------------------------------
-ok "job $J4 boot-failed after lease + margin" ka_wait_job "$J4" boot-failed done failed --secs 600
-curl -s "$KD_URL/api/v1/jobs/$J4" >"$T/j4.json"
+# ---- 3: panics and hangs; power-cycled -----------------------------------
+ok "job $J3 boot-failed after lease + margin" ka_wait_job "$J3" boot-failed done failed --secs 600
+curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j3.json"
 like "agent vm1 missed its lease by [0-9]+ s .*power-cycled with .$SRC/tests/qmp-reset $T/qmp.sock. \\(exit 0\\)" \
-    "$T/j4.json" "the reason: power-cycled through QMP"
-is "$(jq -r '.power_cycles | length' "$T/j4.json")" 1 "one power cycle recorded"
-curl -s "$KD_URL/jobs/$J4" >"$T/j4.html"
-like "<h2>Power cycles</h2>" "$T/j4.html" "on the job's page"
+    "$T/j3.json" "the reason: power-cycled through QMP"
+is "$(jq -r '.power_cycles | length' "$T/j3.json")" 1 "one power cycle recorded"
+curl -s "$KD_URL/jobs/$J3" >"$T/j3.html"
+like "<h2>Power cycles</h2>" "$T/j3.html" "on the job's page"
 ok "back home the agent brings the hung kernel's console" sh -c "
 	i=0; while [ \$i -lt 300 ]; do
-		curl -fs '$KD_URL/api/v1/jobs/$J4/console?attempt=1' >'$T/c4.log' && exit 0
+		curl -fs '$KD_URL/api/v1/jobs/$J3/console?attempt=1' >'$T/c3.log' && exit 0
 		sleep 1; i=\$((i+1)); done; exit 1"
-like "Kernel panic - not syncing: VFS: Unable to mount root fs" "$T/c4.log" \
+like "Kernel panic - not syncing: VFS: Unable to mount root fs" "$T/c3.log" \
     "with its panic"
-is "$(jq -r .state "$T/j4.json")" boot-failed "job $J4 stays boot-failed"
-echo "# job $J4: $(( $(date +%s) - T1 )) s from the first boot"
+is "$(jq -r .state "$T/j3.json")" boot-failed "job $J3 stays boot-failed"
+echo "# job $J3: $(( $(date +%s) - T1 )) s from the first boot"
 
-# The machine's story: nine boots, four of them kexecs.
+# The machine's story: seven boots, three of them kexecs.
 # (the kernel's own lines, "[    0.000000] Linux version", not the journal's)
-is "$(grep -c '\] Linux version' "$T/console/serial.log")" 9 \
-    "nine boots: five home (power-on, after each job), four kexec'd"
-is "$(grep -c '\] kexec_core: Starting new kernel' "$T/console/serial.log")" 4 "four kexecs"
-ok "the daemon logged the power cycle" grep -q "job $J4: power cycle of vm1: exit 0" "$T/kperfcid.log"
+is "$(grep -c '\] Linux version' "$T/console/serial.log")" 7 \
+    "seven boots: four home (power-on, after each job), three kexec'd"
+is "$(grep -c '\] kexec_core: Starting new kernel' "$T/console/serial.log")" 3 "three kexecs"
+ok "the daemon logged the power cycle" grep -q "job $J3: power cycle of vm1: exit 0" "$T/kperfcid.log"
 echo "# whole VM part: $(( $(date +%s) - T1 )) s"
 ok "daemon stops" kd_stop
 test_done

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/check.sh: what `make check` runs after `make all`, in this order:
+#
+#   1. the unit tests;
+#   2. the sanitizer pass: everything rebuilt with ASan and UBSan
+#      (build/san), the unit tests and the light e2e tests (t0xxx-t4xxx:
+#      the daemon on loopback, a real public-inbox, MTA, b4, Chromium) on
+#      those binaries;
+#   3. the heavy e2e tests (t5xxx+: kernel builds, qemu boots, the kexec
+#      VM) on the normal binaries.
+#
+# From the start, tests/fixtures/build.sh builds the heavy tests' fixtures
+# (the reference kernel, the VM image, the kexec-vm kernel: ~45 min of
+# CPU on 2 cores from a fresh clone) at nice 19 in the background, where
+# the tests leave a core idle; a test that needs one first waits on its
+# flock.  Its log: build/fixtures.log.  Every step runs even after one
+# failed; the exit status says whether all passed.
+set -u
+cd "$(dirname "$0")/.."
+MAKE=${MAKE:-make}
+mkdir -p build
+setsid nice -n 19 tests/fixtures/build.sh >build/fixtures.log 2>&1 &
+fx=$!
+stop_fixtures() { kill -TERM -- "-$fx" 2>/dev/null; wait "$fx" 2>/dev/null; }
+trap 'stop_fixtures; exit 130' INT TERM
+rc=0
+$MAKE unit || rc=1
+$MAKE SANITIZE=address,undefined unit || rc=1
+$MAKE SANITIZE=address,undefined e2e E2E="$E2E_LIGHT" || rc=1
+$MAKE e2e E2E="$E2E_HEAVY" || rc=1
+# the fixtures are built by now (the heavy tests waited for them)
+wait "$fx" 2>/dev/null || :
+sed 's/^/# /' build/fixtures.log
+exit $rc
