@@ -23,6 +23,13 @@
 #define CHANGEPOINT_MAX_BOOTS		20000	/* in one history */
 #define CHANGEPOINT_DEFAULT_CONFIRM	2	/* nights a point must be seen */
 #define CHANGEPOINT_DEFAULT_HORIZON	4	/* nights it may still open */
+#define CHANGEPOINT_DEFAULT_OPEN_P	1e-5	/* online: p to open */
+#define CHANGEPOINT_DEFAULT_SUSPECT_P	0.1	/* online: p for more boots */
+#define CHANGEPOINT_DEFAULT_WINDOW	30	/* online: baseline nights */
+#define CHANGEPOINT_DEFAULT_MIN_NIGHTS	5	/* online: before a candidate */
+#define CHANGEPOINT_DEFAULT_MIN_AFTER	6	/* online: boots to open */
+#define CHANGEPOINT_DEFAULT_LOC_MARGIN	4.0	/* online: z^2 below the best
+						   still a likely first night */
 
 struct changepoint_opts {
 	double	 alpha;		/* significance of each split */
@@ -35,7 +42,16 @@ struct changepoint_opts {
 				   show the point (1: the night it shows) */
 	int	 horizon;	/* nightly: a point older than this many
 				   nights is no longer opened (0: never
-				   too old) */
+				   too old); online: the candidates */
+	double	 open_p;	/* online: one-sided p that opens */
+	double	 suspect_p;	/* online: one-sided p that asks for
+				   more boots of tonight's kernel */
+	int	 window;	/* online: baseline nights at most */
+	int	 min_nights;	/* online: baseline nights at least */
+	int	 min_after;	/* online: boots after the change before it
+				   opens (fewer: suspect at most) */
+	double	 loc_margin;	/* online: the first bad nights kept likely
+				   (z^2 within this of the largest) */
 };
 
 void	changepoint_opts_init(struct changepoint_opts *);
@@ -96,5 +112,40 @@ int	changepoint_nightly(const double *v, const size_t *start,
 void	changepoint_confirm(struct changepoint *const *an, const size_t *nan,
 	    size_t nnights, const struct changepoint_opts *, int better,
 	    struct changepoint **out, size_t *nout);
+
+/*
+ * The online rule: what the daemon does after every night (and after
+ * every extension of a night by more boots).  The candidates are the first
+ * bad nights among the last opts->horizon nights; each is tested against
+ * the baseline before it (at most opts->window nights, at least
+ * opts->min_nights, never before night `since`, the first bad night of the
+ * last regression opened, nor before the last change point
+ * changepoint_detect finds in the window), one-sided in the metric's bad
+ * direction, with the boot-to-boot and the night-to-night variance the
+ * baseline shows.  changepoint.c argues it; bench-changepoint measures it
+ * re-run after every night.
+ */
+enum {
+	CHANGEPOINT_NONE = 0,
+	CHANGEPOINT_SUSPECT,	/* p <= suspect_p: boot tonight's kernel more */
+	CHANGEPOINT_OPEN	/* p <= open_p and >= min_effect: a regression */
+};
+
+struct changepoint_alarm {
+	int	 state;		/* CHANGEPOINT_NONE, _SUSPECT or _OPEN */
+	struct changepoint c;	/* the surest candidate (when not NONE):
+				   night, sizes, %change, 95% CI, p */
+	double	 z;		/* its statistic, in standard errors */
+	size_t	 base_night;	/* the first night of its baseline */
+	size_t	 night_lo, night_hi;	/* the first bad night lies in
+				   [night_lo, night_hi] (c.night the likeliest):
+				   the candidates whose statistic is within
+				   the location margin of the largest */
+};
+
+int	changepoint_online(const double *v, const size_t *start,
+	    size_t nnights, size_t since, const struct changepoint_opts *,
+	    int better, struct changepoint_alarm *out, char *err,
+	    size_t errsz);
 
 #endif

@@ -287,7 +287,7 @@ db_track_run_save(struct db *db, struct track_run *r, long long now)
 {
 	sqlite3_stmt *st = db_prep(db, "UPDATE track_runs SET state=?, "
 	    "error=?, note=?, head=?, prev_head=?, build_key=?, build_dir=?, "
-	    "kernel_id=?, updated=? WHERE id=?");
+	    "kernel_id=?, updated=?, boots=? WHERE id=?");
 
 	if (!st)
 		return -1;
@@ -301,7 +301,8 @@ db_track_run_save(struct db *db, struct track_run *r, long long now)
 	db_bind_text(st, 7, r->build_dir);
 	sqlite3_bind_int64(st, 8, r->kernel_id);
 	sqlite3_bind_int64(st, 9, now);
-	sqlite3_bind_int64(st, 10, r->id);
+	sqlite3_bind_int(st, 10, r->boots);
+	sqlite3_bind_int64(st, 11, r->id);
 	return db_step_done(db, st, "track run");
 }
 

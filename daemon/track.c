@@ -30,17 +30,24 @@
  * run's points, via stats_set so uploads are checked as for series) |
  * failed (the reason: fetch error, build error, every boot failed).
  *
- * History and regressions: after each done run, for every metric of the
- * track the per-boot values (the median of a boot's runs) of all done runs
- * form a history (one night per run) and changepoint_nightly applies the
- * nightly rule: a change point counts once the analyses of two nights in
- * a row hold it, and only while it is at most four nights old, so that
- * re-running detection every night does not give a flat metric a new
- * chance each night (core/changepoint.c argues it; bench-changepoint
- * measures it re-run after every night).  The metrics confirmed at one
- * first bad run are one regression: headed by the row it is surest of,
- * every moved metric listed (regression_metrics), one bisect.  A row of
- * the lock-contention pass (lock=NAME, wait_*) is listed as evidence but
+ * History and regressions: for every metric of the track the per-boot
+ * values (the median of a boot's runs) of all done runs form a history (one
+ * night per run), and the online rule (core/changepoint.c,
+ * changepoint_online) judges tonight against the nights before: the
+ * candidates are the last four nights, each tested one-sided against a
+ * baseline of up to 30 nights with the boot-to-boot and night-to-night
+ * variance it shows, at p <= 1e-5 and a 1.5 % effect.  Before a run is
+ * done its points are judged once: a row that is suspect (p <= 0.1) makes
+ * tonight's kernel boot `boots` more, up to max_boots, and the night is
+ * judged again (track_wants_boots); a change opens only with 6 boots or
+ * more behind it.  Re-running detection every night is what the rule is
+ * measured under (bench-changepoint), so a flat metric does not get a new
+ * chance each night.  The metrics opening at one first bad run are one
+ * regression: headed by the row it is surest of, every opening metric
+ * listed, its range the nights the change may have started (good run: the
+ * night before the earliest, bad run: the latest), one bisect; a listed
+ * row's baseline starts again at its bad run.  A row of the
+ * lock-contention pass (lock=NAME, wait_*) is listed as evidence but
  * opens nothing unless its own night-to-night spread makes the change
  * four sigmas (track_row_carries).
  *
@@ -95,6 +102,10 @@
 #define TRACK_OK	0
 #define TRACK_FAIL	(-1)
 #define TRACK_WAIT	1
+
+struct track_point;
+static int	track_wants_boots(struct db *, const char *track, long long run,
+		    const struct track_point *, size_t);
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -737,6 +748,25 @@ track_run_step(struct db *db, struct track_run *r, volatile int *stop)
 			buf_addf(&err, "every boot failed (%s)", why);
 			free(why);
 			rc = TRACK_FAIL;
+		} else if (rc == TRACK_OK && r->boots < tc.max_boots &&
+		    track_wants_boots(db, r->track, r->id, pts, npts)) {
+			/* a row looks like a change: tonight's kernel boots
+			   `boots` more (up to max_boots) before it is judged */
+			int to = r->boots + tc.boots < tc.max_boots ?
+			    r->boots + tc.boots : tc.max_boots;
+
+			if (!(matrix = track_matrix(&tc, &err)) ||
+			    track_enqueue(db, r->id, 0, r->kernel_id, matrix,
+			    tc.priority, r->boots, to, &err) != 0) {
+				rc = TRACK_FAIL;
+			} else {
+				char *note = xasprintf("%d boots more: a row "
+				    "looks like a change", to - r->boots);
+
+				track_set(&r->note, note);
+				free(note);
+				r->boots = to;
+			}
 		} else if (rc == TRACK_OK) {
 			if (db_track_points_add(db, pts, npts) != 0)
 				rc = TRACK_FAIL;
@@ -872,6 +902,7 @@ struct track_moved {
 	const struct track_point *p;
 	long long good_run, bad_run;
 	struct changepoint c;
+	double	 z;
 	int	 carries;
 	char	 why[192];
 };
@@ -881,37 +912,44 @@ struct track_movedv {
 	size_t	 n, cap;
 };
 
-/* The confirmed regressions of one metric's history into mv. */
-static void
-track_metric_moved(const struct track_point *p, const struct track_hist *h,
-    const struct changepoint_opts *o, struct track_movedv *mv)
+/*
+ * The online rule over one metric's history (tonight is its last night):
+ * an opening alarm is appended to mv (with the runs of its range), and
+ * 1 returned when the row is suspect (tonight's kernel should boot more),
+ * else 0.  since: the row's first night not before its last regression.
+ */
+static int
+track_metric_judge(const struct track_point *p, const struct track_hist *h,
+    size_t since, const struct changepoint_opts *o, struct track_movedv *mv)
 {
-	struct changepoint *cps = NULL;
+	struct changepoint_alarm a;
 	struct track_moved *m;
-	size_t ncp = 0, k;
-	char err[256];
+	char err[256], why[192];
+	int carries;
 
-	if (h->n < 2 || changepoint_nightly(h->v, h->start, h->n, o,
-	    p->better, &cps, &ncp, err, sizeof(err)) != 0) {
-		free(cps);
-		return;
+	if (h->n < 3 || changepoint_online(h->v, h->start, h->n, since, o,
+	    p->better, &a, err, sizeof(err)) != 0 ||
+	    a.state == CHANGEPOINT_NONE || a.night_lo < 1)
+		return 0;
+	carries = track_row_carries(p, h, &a.c, why, sizeof(why));
+	if (a.state == CHANGEPOINT_SUSPECT)
+		return carries;
+	if (mv->n == mv->cap) {
+		mv->cap = mv->cap ? 2 * mv->cap : 16;
+		mv->v = xrealloc(mv->v, mv->cap * sizeof(*mv->v));
 	}
-	for (k = 0; k < ncp; k++) {
-		if (cps[k].night < 1)
-			continue;
-		if (mv->n == mv->cap) {
-			mv->cap = mv->cap ? 2 * mv->cap : 16;
-			mv->v = xrealloc(mv->v, mv->cap * sizeof(*mv->v));
-		}
-		m = &mv->v[mv->n++];
-		m->p = p;
-		m->c = cps[k];
-		m->good_run = h->run[cps[k].night - 1];
-		m->bad_run = h->run[cps[k].night];
-		m->carries = track_row_carries(p, h, &cps[k], m->why,
-		    sizeof(m->why));
-	}
-	free(cps);
+	m = &mv->v[mv->n++];
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->c = a.c;
+	m->z = a.z;
+	/* the range: from the last night before the earliest likely first
+	   bad night to the latest (the bisect covers every commit of it) */
+	m->good_run = h->run[a.night_lo - 1];
+	m->bad_run = h->run[a.night_hi];
+	m->carries = carries;
+	snprintf(m->why, sizeof(m->why), "%s", why);
+	return 0;
 }
 
 static void
@@ -1036,42 +1074,139 @@ track_moved_cmp(const void *a, const void *b)
 	return x->bad_run < y->bad_run ? -1 : x->bad_run > y->bad_run;
 }
 
+/* Whether the known regressions of the track list row p: the bad run
+   of the latest that does, or 0. */
+static long long
+track_row_last_bad(struct db *db, const struct track_regression *known,
+    size_t nk, const struct track_point *p)
+{
+	long long bad = 0;
+	size_t i, j;
+
+	for (i = 0; i < nk; i++) {
+		struct track_reg_metric *m = NULL;
+		size_t nm = 0;
+
+		if (known[i].bad_run <= bad ||
+		    db_track_reg_metrics(db, known[i].id, &m, &nm) != 0)
+			continue;
+		for (j = 0; j < nm; j++)
+			if (!strcmp(m[j].workload, p->workload) &&
+			    !strcmp(m[j].params, p->params) &&
+			    !strcmp(m[j].metric, p->metric))
+				bad = known[i].bad_run;
+		track_reg_metrics_free(m, nm);
+	}
+	return bad;
+}
+
+static int
+track_point_key_cmp(const struct track_point *a, const struct track_point *b)
+{
+	int c = strcmp(a->workload, b->workload);
+
+	if (!c)
+		c = strcmp(a->params, b->params);
+	if (!c)
+		c = strcmp(a->metric, b->metric);
+	return c;
+}
+
 /*
- * After a night: the nightly rule (changepoint_nightly: confirmed on two
- * nights, at most a few nights old) over every metric's history; the
- * metrics confirmed at one first bad run make one regression with one
+ * The online rule (core/changepoint.c, changepoint_online) over every
+ * metric's history of track, tonight's points (extra, of run extra_run;
+ * NULL when tonight's run is stored as done) its last night.  Opening
+ * rows go to mv (borrowing pts); *suspect is set when a row that may
+ * carry a verdict asks for more boots.  *pts, *n: the history, for the
+ * caller to free after mv.  0 or -1.
+ */
+static int
+track_judge(struct db *db, const char *track, long long extra_run,
+    const struct track_point *extra, size_t nextra, struct track_point **pts,
+    size_t *n, struct track_movedv *mv, int *suspect)
+{
+	struct track_regression *known;
+	struct changepoint_opts o;
+	size_t nk, i, j, k;
+
+	*suspect = 0;
+	if (db_track_history(db, track, pts, n) != 0)
+		return -1;
+	if (db_track_regressions(db, track, &known, &nk) != 0)
+		return -1;
+	changepoint_opts_init(&o);
+	for (i = 0; i < *n; i = j) {
+		struct track_hist h = { 0 };
+		const struct track_point *p = &(*pts)[i];
+		long long last_bad;
+		size_t since = 0;
+
+		for (j = i; j < *n && !track_point_key_cmp(&(*pts)[j], p); j++)
+			track_hist_add(&h, (*pts)[j].run_id, (*pts)[j].value);
+		for (k = 0; k < nextra; k++)
+			if (!track_point_key_cmp(&extra[k], p))
+				track_hist_add(&h, extra_run, extra[k].value);
+		/* a row listed by a regression starts again at its bad run */
+		if ((last_bad = track_row_last_bad(db, known, nk, p)))
+			while (since < h.n && h.run[since] < last_bad)
+				since++;
+		if (track_metric_judge(p, &h, since, &o, mv))
+			*suspect = 1;
+		free(h.v);
+		free(h.start);
+		free(h.run);
+	}
+	if (mv->n)	/* qsort(NULL, 0) is undefined (UBSan aborts) */
+		qsort(mv->v, mv->n, sizeof(*mv->v), track_moved_cmp);
+	track_regressions_free(known, nk);
+	return 0;
+}
+
+/*
+ * Before a night is done: 1 when a row that may carry a verdict is
+ * suspect and none opens yet, so that tonight's kernel boots more.
+ */
+static int
+track_wants_boots(struct db *db, const char *track, long long run,
+    const struct track_point *pts, size_t npts)
+{
+	struct track_movedv mv = { 0 };
+	struct track_point *hist = NULL;
+	size_t n = 0;
+	int suspect = 0, rc;
+
+	rc = track_judge(db, track, run, pts, npts, &hist, &n, &mv, &suspect);
+	rc = rc == 0 && suspect && mv.n == 0;
+	free(mv.v);
+	track_points_free(hist, n);
+	return rc;
+}
+
+/*
+ * After a night: the online rule over every metric's history; the
+ * metrics opening at one first bad run make one regression with one
  * bisect, headed by the row it is surest of.
  */
 int
 track_analyse(struct db *db, const char *track)
 {
-	struct track_point *pts;
+	struct track_point *pts = NULL;
 	struct track_regression *known;
 	struct track_movedv mv = { 0 };
-	struct changepoint_opts o;
-	size_t n, nk, i, j;
+	size_t n = 0, nk, i, j;
+	int suspect;
 
-	if (db_track_history(db, track, &pts, &n) != 0)
-		return -1;
-	if (db_track_regressions(db, track, &known, &nk) != 0) {
+	if (track_judge(db, track, 0, NULL, 0, &pts, &n, &mv,
+	    &suspect) != 0) {
+		free(mv.v);
 		track_points_free(pts, n);
 		return -1;
 	}
-	changepoint_opts_init(&o);
-	for (i = 0; i < n; i = j) {
-		struct track_hist h = { 0 };
-
-		for (j = i; j < n && !strcmp(pts[j].workload, pts[i].workload)
-		    && !strcmp(pts[j].params, pts[i].params) &&
-		    !strcmp(pts[j].metric, pts[i].metric); j++)
-			track_hist_add(&h, pts[j].run_id, pts[j].value);
-		track_metric_moved(&pts[i], &h, &o, &mv);
-		free(h.v);
-		free(h.start);
-		free(h.run);
+	if (db_track_regressions(db, track, &known, &nk) != 0) {
+		free(mv.v);
+		track_points_free(pts, n);
+		return -1;
 	}
-	if (mv.n)	/* qsort(NULL, 0) is undefined (UBSan aborts) */
-		qsort(mv.v, mv.n, sizeof(*mv.v), track_moved_cmp);
 	for (i = 0; i < mv.n; i = j) {
 		for (j = i; j < mv.n && mv.v[j].bad_run == mv.v[i].bad_run; j++)
 			;

@@ -62,10 +62,10 @@ int	track_run_now(struct db *, const char *name, long long *id,
 	    int *existing);
 
 /*
- * After a done run: the nightly rule over every metric's history of track,
- * and a regression (one per first bad run, every moved metric listed) for
- * what it confirms that none covers yet.  0 or -1.  Called by the track
- * thread; public for tests.
+ * After a done run: the online rule (changepoint_online) over every
+ * metric's history of track, and a regression (one per first bad run,
+ * every opening metric listed) for what opens that none covers yet.  0 or
+ * -1.  Called by the track thread; public for tests.
  */
 int	track_analyse(struct db *, const char *track);
 

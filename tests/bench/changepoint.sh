@@ -5,8 +5,9 @@
 # first bad night.  For each noise model (emu: the emulator's 0.3 %;
 # gauss: 1-3 % Gaussian per boot, the model of issue 9; real: 3 rows
 # sharing boots, 1-3 % boot noise, 2-5 % of runs 10-20 % slow) and each
-# kind (flat, a 3 % step, a 5 % step at night 10..50), today's rule and
-# the nightly rule (core/changepoint.c, changepoint_nightly) side by side.
+# kind (flat, a 3 % step, a 5 % step at night 10..50), issue 9's rule
+# (today), the previous nightly rule (confirm) and the one the daemon runs
+# (online: core/changepoint.c, changepoint_online) side by side.
 # Targets (issue 15): flat <= 1 % of histories per metric; a 3 % step
 # found by night s+3 >= 95 %, a 5 % step by night s+2 >= 95 %.
 #

@@ -342,6 +342,72 @@ test_nightly(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * The online rule (changepoint_online), what track.c runs: a drop seen on
+ * tonight's three boots is suspect (boot more), opens once the night has
+ * min_after boots, dated to its night; a flat history, the right metric
+ * direction, a regression's own bad night as `since`, a lone slow boot.
+ */
+static void
+test_online(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct changepoint_alarm a;
+	struct changepoint_opts o;
+	struct hist h;
+	char err[128];
+	size_t i, k, opened = 0;
+
+	gsl_rng_set(r, 23);
+	changepoint_opts_init(&o);
+	gen(r, &h, 20, 3, 0.01, 19, -0.05);
+	ok(changepoint_online(h.v, h.start, h.n, 0, &o, 1, &a, err,
+	    sizeof(err)) == 0, "judged");
+	is_int(a.state, CHANGEPOINT_SUSPECT, "a -5 %% night of 3 boots: "
+	    "suspect, boot more (z %.1f)", a.z);
+	is_int(a.c.night, 19, "dated to its night");
+	/* three more boots of the same kernel: the night has 6 */
+	for (k = 0; k < 3; k++)
+		h.v[h.start[20] + k] = 950 * (1 + 0.01 * gsl_ran_gaussian(r, 1));
+	h.start[20] += 3;
+	changepoint_online(h.v, h.start, h.n, 0, &o, 1, &a, err, sizeof(err));
+	is_int(a.state, CHANGEPOINT_OPEN, "6 boots: it opens");
+	ok(a.c.night == 19 && a.night_lo <= 19 && a.night_hi >= 19 &&
+	    a.c.pct_change < -3 && a.c.ci_hi < 0, "night 19, %.1f %% "
+	    "[%.1f, %.1f], range %zu..%zu", a.c.pct_change, a.c.ci_lo,
+	    a.c.ci_hi, a.night_lo, a.night_hi);
+	changepoint_online(h.v, h.start, h.n, 0, &o, -1, &a, err,
+	    sizeof(err));
+	is_int(a.state, CHANGEPOINT_NONE, "no regression of a lower-is-better "
+	    "metric");
+	changepoint_online(h.v, h.start, h.n, 19, &o, 1, &a, err,
+	    sizeof(err));
+	is_int(a.state, CHANGEPOINT_NONE, "nor once a regression starts at "
+	    "that night (since)");
+	/* a lone boot two slow runs in three made: -15 % */
+	gen(r, &h, 20, 6, 0.01, -1, 0);
+	h.v[h.start[19] + 2] *= 0.85;
+	changepoint_online(h.v, h.start, h.n, 0, &o, 1, &a, err, sizeof(err));
+	ok(a.state != CHANGEPOINT_OPEN, "one slow boot of six opens nothing");
+	/* flat histories re-judged after every night: no alarm */
+	for (i = 0; i < 50; i++) {
+		size_t t;
+
+		gen(r, &h, 40, 3, 0.02, -1, 0);
+		for (t = 3; t <= 40; t++) {
+			if (changepoint_online(h.v, h.start, t, 0, &o, 1, &a,
+			    err, sizeof(err)) == 0 &&
+			    a.state == CHANGEPOINT_OPEN) {
+				opened++;
+				break;
+			}
+		}
+	}
+	ok(opened <= 1, "flat 2 %% noise, 40 nights re-judged: %zu of 50 "
+	    "histories open one", opened);
+	gsl_rng_free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -352,6 +418,7 @@ main(int argc, char **argv)
 	test_short_and_bad();
 	test_deterministic();
 	test_nightly();
+	test_online();
 	test_rates();
 	return tap_done();
 }
