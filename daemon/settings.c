@@ -255,8 +255,9 @@ settings_runs(const struct config *c, struct settings *s)
 
 /* ---- checks across keys ---------------------------------------------- */
 
-/* The entry of [section "sub"] key (its last one), else the section's
-   first entry: "file:line" for messages, "(configuration)" without. */
+/* The entry of [section "sub"] key (its last one; sub NULL: [section]),
+   else the section's first entry: "file:line" for messages,
+   "(configuration)" without. */
 static void
 settings_where(const struct config *c, const char *section, const char *sub,
     const char *key, struct buf *out)
@@ -266,8 +267,8 @@ settings_where(const struct config *c, const char *section, const char *sub,
 	for (size_t i = 0; i < c->n; i++) {
 		const struct config_entry *e = &c->entries[i];
 
-		if (strcmp(e->key->section, section) || !e->sub ||
-		    strcmp(e->sub, sub))
+		if (strcmp(e->key->section, section) || (!e->sub) != (!sub) ||
+		    (sub && strcmp(e->sub, sub)))
 			continue;
 		if (!first)
 			first = e;
@@ -447,6 +448,34 @@ settings_check_trees(const struct config *c, const struct settings *s,
 	return rc;
 }
 
+/* [http]: the reserved slots and the per-address and per-prefix caps
+   fit under max_connections (they used to be halved or ignored
+   silently). */
+static int
+settings_check_http(const struct config *c, const struct settings *s,
+    struct buf *err)
+{
+	const __typeof__(s->http) *h = &s->http;
+	int rc = 0;
+
+	if (h->reserved_connections >= h->max_connections) {
+		settings_where(c, "http", NULL, "reserved_connections", err);
+		buf_addf(err, ": [http] reserved_connections %d must be less "
+		    "than max_connections %d (the slots kept for known "
+		    "clients)\n", h->reserved_connections, h->max_connections);
+		rc = -1;
+	}
+	if (h->per_ip_connections > h->per_prefix_connections) {
+		settings_where(c, "http", NULL, "per_ip_connections", err);
+		buf_addf(err, ": [http] per_ip_connections %d is more than "
+		    "per_prefix_connections %d (an address is in its "
+		    "prefix)\n", h->per_ip_connections,
+		    h->per_prefix_connections);
+		rc = -1;
+	}
+	return rc;
+}
+
 int
 settings_load(const struct config *c, struct settings *s, struct buf *err)
 {
@@ -462,6 +491,8 @@ settings_load(const struct config *c, struct settings *s, struct buf *err)
 	    settings_check_trees(c, s, err) < 0)
 		rc = -1;
 	if (settings_check_tracks(c, s, err) < 0)
+		rc = -1;
+	if (settings_check_http(c, s, err) < 0)
 		rc = -1;
 	if (settings_check_watches(c, s, err) < 0)
 		rc = -1;

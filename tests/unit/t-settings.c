@@ -201,11 +201,52 @@ test_cross(void)
 	buf_release(&err);
 }
 
+/* The [http] keys of the connection budget: garbage and values that do
+   not fit together are refused, with the file and line. */
+static void
+test_http(void)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "[http]\nmin_rate = fast\n", "t.conf:2: min_rate must be a "
+		    "size" },
+		{ "[http]\nmin_rate = 0\n", "t.conf:2: 0 must be at least 1" },
+		{ "[http]\nheader_timeout = -3\n", "t.conf:2:" },
+		{ "[http]\nheader_timeout = 10s\n", "t.conf:2: header_timeout "
+		    "must be an integer" },
+		{ "[http]\nper_prefix_connections = 0\n", "t.conf:2: 0 must be "
+		    "at least 1" },
+		{ "[http]\nreserved_connections = many\n", "t.conf:2: "
+		    "reserved_connections must be an integer" },
+		{ "[http]\nmax_connections = 100\nreserved_connections = 100\n",
+		    "t.conf:3: [http] reserved_connections 100 must be less "
+		    "than max_connections 100" },
+		{ "[http]\nper_prefix_connections = 8\nper_ip_connections = 9\n",
+		    "t.conf:3: [http] per_ip_connections 9 is more than "
+		    "per_prefix_connections 8" },
+	};
+	struct buf err = BUF_INIT(0);
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		is_int(load(bad[i].text, &err), -1, "[http] garbage %zu refused",
+		    i);
+		ok(err.data && strstr(err.data, bad[i].want), "names it: %s "
+		    "(%s)", bad[i].want, err.data ? err.data : "");
+	}
+	is_int(load("[http]\nmin_rate = 4K\nheader_timeout = 5\n"
+	    "per_prefix_connections = 32\nreserved_connections = 8\n", &err),
+	    0, "sane [http] values load (%s)", err.data ? err.data : "");
+	buf_release(&err);
+}
+
 int
 main(void)
 {
 	test_defaults();
 	test_layered();
 	test_cross();
+	test_http();
 	return tap_done();
 }
