@@ -853,6 +853,26 @@ report_row_verdict(const struct report *r, const struct stats_row *row)
 	return stats_verdict_name(row->verdict);
 }
 
+/*
+ * What an inconclusive primary row would take (stats_result_boots_needed):
+ * "needs ~N boots a side (per-boot spread X %, the class's)"; NULL for
+ * every other row.
+ */
+static const char *
+report_boots_needed(const struct stats_row *row, char *buf, size_t sz)
+{
+	if (row->verdict != STATS_INCONCLUSIVE || row->boots_needed <= 0)
+		return NULL;
+	if (isfinite(row->boots_needed_cv))
+		snprintf(buf, sz, "needs ~%d boots a side (per-boot spread "
+		    "%.1f %%, %s)", row->boots_needed, row->boots_needed_cv,
+		    row->boots_needed_class ? "the class's" :
+		    "this comparison's");
+	else
+		snprintf(buf, sz, "needs ~%d boots a side", row->boots_needed);
+	return buf;
+}
+
 void
 report_table_text(const struct stats_result *res, struct buf *b)
 {
@@ -864,7 +884,7 @@ report_table_text_ex(const struct stats_result *res, const struct report *r,
     struct buf *b)
 {
 	const char *wl = NULL;
-	char s1[64], s2[64], chg[96], note[512];
+	char s1[64], s2[64], chg[96], note[512], need[128];
 	size_t i;
 
 	buf_addstr(b, "              base                                 "
@@ -911,6 +931,8 @@ report_table_text_ex(const struct stats_result *res, const struct report *r,
 		else
 			report_cleanf(b, "  %s: %s",
 			    stats_verdict_name(row->verdict), row->reason);
+		if (!miss && report_boots_needed(row, need, sizeof(need)))
+			report_cleanf(b, "; %s", need);
 		buf_addstr(b, r && r->ex.emulated ? "  [emulated]\n" : "\n");
 	}
 	if (res->n == 0)
@@ -1863,7 +1885,7 @@ report_html_row(const struct report *r, const struct stats_row *row,
     struct buf *b)
 {
 	const char *miss = report_row_missing(row);
-	char s1[64], s2[64], chg[96];
+	char s1[64], s2[64], chg[96], need[128];
 
 	report_fmt_side(s1, sizeof(s1), &row->base);
 	report_fmt_side(s2, sizeof(s2), &row->test);
@@ -1899,6 +1921,11 @@ report_html_row(const struct report *r, const struct stats_row *row,
 	html_attr(b, row->reason);
 	buf_addstr(b, "\">");
 	html_txt(b, miss ? miss : report_row_verdict(r, row));
+	if (!miss && report_boots_needed(row, need, sizeof(need))) {
+		buf_addstr(b, " <span class=\"boots-needed\">");
+		html_txt(b, need);
+		buf_addstr(b, "</span>");
+	}
 	if (!miss && row->significant &&
 	    r->ex.state == REPORT_EX_NOT_EXERCISED)
 		buf_addstr(b, " <span class=\"suspicious\" title=\"significant "

@@ -566,6 +566,77 @@ test_nan_guard(void)
 	buf_release(&tab);
 }
 
+/* An inconclusive primary row says what it would take, on the page and in
+   report.txt. */
+static void
+test_boots_needed(void)
+{
+	struct buf html = BUF_INIT(0), text = BUF_INIT(0), tab = BUF_INIT(0);
+	struct stats_row *row;
+	struct report r;
+	char *json;
+
+	model(&r);
+	stats_opts_init(&r.result.opts);
+	r.result.rows = xcalloc(1, sizeof(*row));
+	r.result.n = 1;
+	row = &r.result.rows[0];
+	row->workload = xstrdup("fault-free");
+	row->params = xstrdup("mode=anon");
+	row->metric = xstrdup("pages_per_sec");
+	row->unit = xstrdup("pages/s");
+	row->better = STATS_HIGHER;
+	row->primary = 1;
+	row->base.present = row->test.present = 1;
+	row->base.nboots = row->test.nboots = 3;
+	row->base.mean = 1000;
+	row->test.mean = 990;
+	row->base.pct_stddev = row->test.pct_stddev = 2;
+	row->base.boot_ids = xcalloc(3, sizeof(long));
+	row->base.boot_means = xcalloc(3, sizeof(double));
+	row->test.boot_ids = xcalloc(3, sizeof(long));
+	row->test.boot_means = xcalloc(3, sizeof(double));
+	for (int i = 0; i < 3; i++) {
+		row->base.boot_ids[i] = row->test.boot_ids[i] = i + 1;
+		row->base.boot_means[i] = 1000 + 10 * i;
+		row->test.boot_means[i] = 990 - 10 * i;
+	}
+	row->pct_change = -1;
+	row->ci_lo = -4;
+	row->ci_hi = 2;
+	row->p_value = 0.4;
+	row->alpha_look = 0.01;
+	row->verdict = STATS_INCONCLUSIVE;
+	row->boots_needed = 14;
+	row->boots_needed_cv = 2.1;
+	row->boots_needed_class = 1;
+	snprintf(row->reason, sizeof(row->reason), "CI wider than the "
+	    "no-change band");
+	r.result.count[STATS_INCONCLUSIVE] = 1;
+	r.have_result = 1;
+	render(&r, &html, &text, &json);
+	report_table_text(&r.result, &tab);
+	ok(strstr(tab.data, "needs ~14 boots a side (per-boot spread 2.1 %, "
+	    "the class's)") != NULL, "report.txt: what the row would take");
+	ok(strstr(html.data, "<span class=\"boots-needed\">needs ~14 boots "
+	    "a side (per-boot spread 2.1 %, the class&#39;s)") != NULL ||
+	    strstr(html.data, "<span class=\"boots-needed\">needs ~14 boots "
+	    "a side (per-boot spread 2.1 %, the class") != NULL,
+	    "the page too");
+	ok(json && strstr(json, "\"boots_needed\":14") != NULL,
+	    "and the JSON");
+	row->verdict = STATS_NO_CHANGE;
+	buf_reset(&tab);
+	report_table_text(&r.result, &tab);
+	ok(strstr(tab.data, "boots a side") == NULL, "a decided row says "
+	    "nothing of it");
+	free(json);
+	report_release(&r);
+	buf_release(&html);
+	buf_release(&text);
+	buf_release(&tab);
+}
+
 static void
 test_all_failed(void)
 {
@@ -1439,6 +1510,7 @@ main(void)
 	test_repro_quoting();
 	test_empty_side_and_one_boot();
 	test_nan_guard();
+	test_boots_needed();
 	test_all_failed();
 	test_profiles();
 	test_profiles_many();
