@@ -7,6 +7,12 @@
  * `make bench-stats` (tests/bench/stats.sh).
  *
  *	stats-noise [MODEL]	MODEL: emulator, real or both (default)
+ *	stats-noise class DB CLASS
+ *		the real model with each row's boot-to-boot spread the one
+ *		agent class CLASS has shown in the store DB (daemon/noise.c:
+ *		pooled over its finished comparisons, what "boots": "auto"
+ *		plans with); rows the class never measured keep the real
+ *		model's 1-3 %.
  *
  * The matrix: the default matrix's 14 rows (etc/workloads.conf), names as
  * the agent emits them, so the primary rows are stats_metric_primary's.
@@ -45,6 +51,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/stats.h"
+#include "daemon/db.h"
+#include "daemon/noise.h"
 #include "daemon/sched.h"
 
 #define NROWS		14
@@ -91,6 +99,10 @@ struct model {
 	double		 sb_lo, sb_hi, rho_lo, rho_hi;
 	double		 q_lo, q_hi, f_lo, f_hi, sr;
 };
+
+/* class: the rows' spreads from a store (NAN: the model's draw). */
+static double class_sb[NROWS];
+static int class_rows;
 
 static const struct model models[] = {
 	{ "emulator", "14 independent rows, 1.5% boot and 1% run noise, "
@@ -175,6 +187,8 @@ sim_comparison(const struct model *m, double shift, unsigned long seed,
 	gsl_rng_set(r, seed);
 	for (i = 0; i < NROWS; i++) {
 		nz[i].sb = unif(r, m->sb_lo, m->sb_hi);
+		if (class_rows && !isnan(class_sb[i]))
+			nz[i].sb = class_sb[i];
 		nz[i].rho = unif(r, m->rho_lo, m->rho_hi);
 		nz[i].q = unif(r, m->q_lo, m->q_hi);
 		nz[i].f = unif(r, m->f_lo, m->f_hi);
@@ -391,6 +405,50 @@ bench_model(const struct model *m, int reps, int nthreads, int resamples)
 	fflush(stdout);
 }
 
+/* stats-noise class DB CLASS: the real model on a class's own noise. */
+static int
+bench_class(int argc, char **argv, int reps, int nthreads, int resamples)
+{
+	struct model m = models[1];
+	struct noise nz = { 0 };
+	struct db *db;
+	char what[256];
+	int i, known = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: stats-noise class DB CLASS\n");
+		return 2;
+	}
+	if (!(db = db_open(argv[2]))) {
+		fprintf(stderr, "stats-noise: cannot open %s\n", argv[2]);
+		return 1;
+	}
+	if (noise_class(db, argv[3], 0, &nz) != 0) {
+		fprintf(stderr, "stats-noise: %s: cannot read the noise of "
+		    "class %s\n", argv[2], argv[3]);
+		db_close(db);
+		return 1;
+	}
+	for (i = 0; i < NROWS; i++) {
+		const struct noise_row *nr = noise_find(&nz, rows[i].workload,
+		    rows[i].params, rows[i].metric);
+
+		class_sb[i] = nr && nr->dof > 0 && isfinite(nr->cv_pct) ?
+		    nr->cv_pct / 100 : NAN;
+		known += !isnan(class_sb[i]);
+	}
+	class_rows = 1;
+	snprintf(what, sizeof(what), "the real model, boot noise of class "
+	    "%.64s from %d comparisons (%d of %d rows measured; the rest "
+	    "1-3%%)", argv[3], nz.ncomparisons, known, NROWS);
+	m.name = "class";
+	m.what = what;
+	bench_model(&m, reps, nthreads, resamples);
+	noise_release(&nz);
+	db_close(db);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -403,6 +461,8 @@ main(int argc, char **argv)
 
 	if (nthreads > 16)
 		nthreads = 16;
+	if (!strcmp(which, "class"))
+		return bench_class(argc, argv, reps, nthreads, resamples);
 	if (strcmp(which, "both") && strcmp(which, "emulator") &&
 	    strcmp(which, "real")) {
 		fprintf(stderr, "usage: stats-noise [emulator|real|both]\n");

@@ -14,7 +14,10 @@
 #     tailed runs, 3 runs per boot), through sched_next_look
 #     (tests/bench/stats-noise.c).
 # KPERFCI_STATS_BENCH_REPS (default 1000) comparisons per figure,
-# KPERFCI_STATS_NOISE_REPS (default 400) per cell of the noise tables.
+# KPERFCI_STATS_NOISE_REPS (default 400) per cell of the noise tables;
+# KPERFCI_STATS_CLASS="DB CLASS" adds the table for the noise an agent
+# class has shown in a store (daemon/noise.c's pooled per-row spreads in
+# place of the real model's 1-3 %), e.g. "var/kperfci.db 'qemu 2s/8c'".
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 : "${KPERFCI_BIN:=$SRC/bin}"
@@ -34,6 +37,13 @@ trap 'rm -rf "$T"' EXIT
 
 echo "== the default matrix's 14 rows under two noise models, the daemon's looks (stats-noise)"
 KPERFCI_STATS_BENCH_REPS=${KPERFCI_STATS_NOISE_REPS:-400} "$NOISE"
+if [ -n "${KPERFCI_STATS_CLASS:-}" ]; then
+	db=${KPERFCI_STATS_CLASS%% *}
+	class=${KPERFCI_STATS_CLASS#* }
+	echo "== the same under the noise of class $class ($db)"
+	KPERFCI_STATS_BENCH_REPS=${KPERFCI_STATS_NOISE_REPS:-400} \
+	    "$NOISE" class "$db" "$class"
+fi
 
 echo "== decision rule on generated data (t-stats --bench)"
 "$T_STATS" --bench
