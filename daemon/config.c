@@ -308,6 +308,9 @@ const struct config_key config_keys[] = {
 	{ "http", "per_prefix_connections", CONFIG_INT, "64", check_positive, 0 },
 	{ "http", "reserved_connections", CONFIG_INT, "64", check_positive, 0 },
 	{ "http", "header_timeout", CONFIG_INT, "10", check_positive, 0 },
+	/* Seconds a client may take to read an answer once it is queued
+	   (a reader taking a byte now and then holds its slot no longer). */
+	{ "http", "response_timeout", CONFIG_INT, "300", check_positive, 0 },
 	/* Bytes of GET responses kept until the store changes (0: off). */
 	{ "http", "cache", CONFIG_SIZE, "64M", NULL, 0 },
 	/* Submissions (POST /api/v1/series, the form) per submitter: a

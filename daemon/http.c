@@ -563,6 +563,7 @@ out:
 #define HTTP_DEF_PER_PREFIX	64
 #define HTTP_DEF_RESERVED	64
 #define HTTP_DEF_HEADERS	10
+#define HTTP_DEF_RESPONSE	300	/* 8 MiB (a build log) at 28 KiB/s */
 /* Bodies up to this size stay in memory; larger ones go to the spool. */
 #define HTTP_SPOOL_OVER		(64u << 10)
 
@@ -1041,6 +1042,7 @@ http_begin(struct http_server *s, struct MHD_Connection *c,
 	}
 	http_refusal(s, hc, &resp);
 answer:
+	http_conns_responding(s->conns, http_track(c));
 	ret = http_send(c, &resp, 0);
 	http_resp_release(&resp);
 	http_unhold(s, hc);
@@ -1085,6 +1087,7 @@ http_access(void *cls, struct MHD_Connection *c, const char *url,
 		http_route_dispatch(s->opts.tables, &hc->req, &resp);
 	}
 	log_debug("http: %s %s -> %d", method, url, resp.status);
+	http_conns_responding(s->conns, http_track(c));
 	ret = http_send(c, &resp, !strcmp(method, "HEAD"));
 	http_resp_release(&resp);
 	http_body_unmap(hc);
@@ -1167,6 +1170,8 @@ http_opts_defaults(struct http_opts *o)
 		o->reserved_connections = HTTP_DEF_RESERVED;
 	if (!o->header_timeout)
 		o->header_timeout = HTTP_DEF_HEADERS;
+	if (!o->response_timeout)
+		o->response_timeout = HTTP_DEF_RESPONSE;
 	if (o->spool && mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 		log_warn("http: spool directory %s", o->spool);
 }
@@ -1203,6 +1208,7 @@ http_start(const struct http_opts *o)
 	co.reserved = s->opts.reserved_connections;
 	co.header_timeout = s->opts.header_timeout;
 	co.idle_timeout = s->opts.timeout;
+	co.response_timeout = s->opts.response_timeout;
 	co.trust_loopback = s->opts.trust_loopback;
 	co.proxies = s->opts.proxies;
 	co.nproxies = s->opts.nproxies;

@@ -257,6 +257,8 @@ struct http_opts {
 					   authenticated addresses (64) */
 	unsigned header_timeout;	/* seconds for a request's headers,
 					   however they trickle (10) */
+	unsigned response_timeout;	/* seconds to read an answer, however
+					   slowly (300) */
 	int	 trust_loopback;	/* loopback may use the reserve */
 	const char *const *proxies;	/* [auth] proxy: not capped per prefix */
 	size_t	 nproxies;

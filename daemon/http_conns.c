@@ -48,6 +48,8 @@ struct http_conn_track {
 	int	 idle;			/* between requests: the idle timeout
 					   comes first */
 	time_t	 since;
+	int	 responding;		/* an answer is being read */
+	time_t	 resp_since;
 };
 
 struct conns_known {
@@ -73,7 +75,7 @@ struct http_conns {
 	unsigned nopen;
 	struct conns_known known[CONNS_KNOWN];
 	unsigned long known_seq;
-	time_t	 warned[3];		/* prefix, reserve, headers */
+	time_t	 warned[4];		/* prefix, reserve, headers, answers */
 };
 
 /* The prefix key of sa: 0, or -1 for a family other than IPv4/IPv6. */
@@ -308,6 +310,18 @@ http_conns_request_done(struct http_conns *c, struct http_conn_track *t)
 	t->in_headers = 1;
 	t->idle = 1;
 	t->since = time(NULL);
+	t->responding = 0;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void
+http_conns_responding(struct http_conns *c, struct http_conn_track *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&c->lock);
+	t->responding = 1;
+	t->resp_since = time(NULL);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -398,14 +412,15 @@ http_conns_open_now(struct http_conns *c)
 	return n;
 }
 
-/* Once a second: shuts down connections whose headers are late. */
+/* Once a second: shuts down connections whose headers are late, and
+   those whose answer is not read in time. */
 static void *
 conns_sweep(void *arg)
 {
 	struct http_conns *c = arg;
 	struct http_conn_track *t;
 	struct timespec ts;
-	unsigned cut;
+	unsigned cut, slow;
 	time_t now;
 
 	pthread_mutex_lock(&c->lock);
@@ -414,15 +429,28 @@ conns_sweep(void *arg)
 		ts.tv_sec++;
 		pthread_cond_timedwait(&c->wake, &c->lock, &ts);
 		now = time(NULL);
-		cut = 0;
-		for (t = c->open; t; t = t->next)
-			if (t->in_headers && !t->cut && now - t->since >
+		cut = slow = 0;
+		for (t = c->open; t; t = t->next) {
+			if (t->cut)
+				continue;
+			if (t->in_headers && now - t->since >
 			    (time_t)c->o.header_timeout + (t->idle ?
 			    (time_t)c->o.idle_timeout : 0)) {
 				shutdown(t->fd, SHUT_RDWR);
 				t->cut = 1;
 				cut++;
+			} else if (t->responding && c->o.response_timeout &&
+			    now - t->resp_since >
+			    (time_t)c->o.response_timeout) {
+				shutdown(t->fd, SHUT_RDWR);
+				t->cut = 1;
+				slow++;
 			}
+		}
+		if (slow && conns_warn(c, 3))
+			log_warnx("http: %u connections cut: an answer not "
+			    "read within [http] response_timeout (%u s)",
+			    slow, c->o.response_timeout);
 		if (cut && conns_warn(c, 2))
 			log_warnx("http: %u connections cut: headers not "
 			    "complete within [http] header_timeout (%u s)",

@@ -21,6 +21,11 @@
  *			bytes does not reset it (libmicrohttpd's own timeout
  *			is an idle one).  A sweeper thread shuts down the
  *			socket of a connection past it; MHD then closes it.
+ *	responses	an answer must be read within [http]
+ *			response_timeout seconds of being queued (a reader
+ *			taking a byte now and then held its slot for as long
+ *			as it liked: MHD's timeout is an idle one); the
+ *			sweeper cuts it the same way.
  */
 #ifndef KPERFCI_HTTP_CONNS_H
 #define KPERFCI_HTTP_CONNS_H
@@ -38,6 +43,7 @@ struct http_conns_opts {
 	unsigned header_timeout;	/* seconds */
 	unsigned idle_timeout;		/* a kept-alive connection may wait
 					   this long for its next request */
+	unsigned response_timeout;	/* seconds to read an answer */
 	int	 trust_loopback;	/* loopback counts as known */
 	const char *const *proxies;	/* [auth] proxy addresses: every
 					   client comes through them, so no
@@ -63,6 +69,10 @@ void	 http_conns_closed(struct http_conns *, struct http_conn_track *);
 void	 http_conns_headers_done(struct http_conns *,
 	    struct http_conn_track *);
 void	 http_conns_request_done(struct http_conns *,
+	    struct http_conn_track *);
+/* The answer to the current request is queued: its reading clock starts
+   (request_done stops it). */
+void	 http_conns_responding(struct http_conns *,
 	    struct http_conn_track *);
 /* peer ("192.0.2.1", "2001:db8::1") authenticated as owner (an agent's
    or a submitter's principal key; agent says which): it may use the

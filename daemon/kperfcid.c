@@ -158,6 +158,7 @@ kperfcid_http(const struct settings *set, char **spool)
 	ho.per_prefix_connections = set->http.per_prefix_connections;
 	ho.reserved_connections = set->http.reserved_connections;
 	ho.header_timeout = set->http.header_timeout;
+	ho.response_timeout = set->http.response_timeout;
 	ho.trust_loopback = set->auth.trust_loopback;
 	ho.proxies = (const char *const *)set->auth.proxies;
 	ho.nproxies = set->auth.nproxies;

@@ -69,6 +69,8 @@ settings_daemon(const struct config *c, struct settings *s)
 	    "reserved_connections");
 	s->http.header_timeout = (int)config_int(c, "http", NULL,
 	    "header_timeout");
+	s->http.response_timeout = (int)config_int(c, "http", NULL,
+	    "response_timeout");
 	s->http.cache = config_int(c, "http", NULL, "cache");
 	s->http.submit_burst = (int)config_int(c, "http", NULL,
 	    "submit_burst");

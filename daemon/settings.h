@@ -80,7 +80,7 @@ struct settings {
 		long long	 max_inflight, cache, upload_quota, min_rate;
 		int		 max_connections, per_ip_connections, timeout;
 		int		 per_prefix_connections, reserved_connections;
-		int		 header_timeout;
+		int		 header_timeout, response_timeout;
 		int		 submit_burst, submit_per_hour;
 	} http;
 	struct {

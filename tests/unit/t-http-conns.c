@@ -43,7 +43,9 @@ static void
 test_caps(void)
 {
 	static const char *const proxies[] = { "192.0.2.50" };
-	struct http_conns_opts o = { 60, 30, 10, 100, 0, 0, proxies, 1 };
+	struct http_conns_opts o = { .max_connections = 60, .per_prefix = 30,
+	    .reserved = 10, .header_timeout = 100, .proxies = proxies,
+	    .nproxies = 1 };
 	struct http_conns *c = http_conns_start(&o);
 	struct http_conn_track *t[70];
 	char a[32];
@@ -93,7 +95,8 @@ test_caps(void)
 static void
 test_header_deadline(void)
 {
-	struct http_conns_opts o = { 10, 10, 1, 1, 0, 0, NULL, 0 };
+	struct http_conns_opts o = { .max_connections = 10, .per_prefix = 10,
+	    .reserved = 1, .header_timeout = 1 };
 	struct http_conns *c = http_conns_start(&o);
 	struct http_conn_track *late, *done;
 	int late_fd[2], done_fd[2];
@@ -119,10 +122,47 @@ test_header_deadline(void)
 	close(done_fd[1]);
 }
 
+/* An answer read a byte now and then: cut at response_timeout; one read
+   in time, or a connection between requests, is left alone. */
+static void
+test_response_deadline(void)
+{
+	struct http_conns_opts o = { .max_connections = 10, .per_prefix = 10,
+	    .reserved = 1, .header_timeout = 100, .response_timeout = 1 };
+	struct http_conns *c = http_conns_start(&o);
+	struct http_conn_track *slow, *quick;
+	int slow_fd[2], quick_fd[2];
+	char ch;
+
+	socketpair(AF_UNIX, SOCK_STREAM, 0, slow_fd);
+	socketpair(AF_UNIX, SOCK_STREAM, 0, quick_fd);
+	slow = open_from(c, "127.0.0.1", slow_fd[0]);
+	quick = open_from(c, "127.0.0.2", quick_fd[0]);
+	http_conns_headers_done(c, slow);
+	http_conns_headers_done(c, quick);
+	http_conns_responding(c, slow);
+	http_conns_responding(c, quick);
+	http_conns_request_done(c, quick);	/* read whole, at once */
+	sleep(3);
+	ok(read(slow_fd[1], &ch, 1) == 0, "an answer not read within "
+	    "response_timeout: the connection is shut down");
+	ok(send(quick_fd[1], "x", 1, MSG_DONTWAIT) == 1 &&
+	    recv(quick_fd[0], &ch, 1, MSG_DONTWAIT) == 1,
+	    "one read in time is left alone");
+	http_conns_closed(c, slow);
+	http_conns_closed(c, quick);
+	http_conns_stop(c);
+	close(slow_fd[0]);
+	close(slow_fd[1]);
+	close(quick_fd[0]);
+	close(quick_fd[1]);
+}
+
 int
 main(void)
 {
 	test_caps();
 	test_header_deadline();
+	test_response_deadline();
 	return tap_done();
 }

@@ -217,6 +217,10 @@ test_http(void)
 		    "must be an integer" },
 		{ "[http]\nper_prefix_connections = 0\n", "t.conf:2: 0 must be "
 		    "at least 1" },
+		{ "[http]\nresponse_timeout = 0\n", "t.conf:2: 0 must be at "
+		    "least 1" },
+		{ "[http]\nresponse_timeout = soon\n", "t.conf:2: "
+		    "response_timeout must be an integer" },
 		{ "[http]\nreserved_connections = many\n", "t.conf:2: "
 		    "reserved_connections must be an integer" },
 		{ "[http]\nmax_connections = 100\nreserved_connections = 100\n",
