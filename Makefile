@@ -123,6 +123,10 @@ $(BIN)/kperfci-load: $(call obj,agents/load/kperfci-load.c) $(LOAD_A) \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(if $(SANITIZE),,-static) -o $@ $^ -lpthread -lm
 
+# The test and benchmark objects are intermediate files of the pattern
+# rules below: kept, or every `make unit` after `make all` rebuilt them.
+.SECONDARY:
+
 $(OUT)/tests/%: $(OUT)/tests/unit/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_A) $(DAEMON_A) $(AGENT_A) \
