@@ -900,7 +900,11 @@ track_row_carries(const struct track_point *p, const struct track_hist *h,
 /* A metric that moved at a confirmed change point (borrows the point). */
 struct track_moved {
 	const struct track_point *p;
-	long long good_run, bad_run;
+	long long good_run, bad_run;	/* the range: (good_run, bad_run] */
+	long long cand_run;		/* the likeliest first bad run */
+	int	 opens;			/* 1: opens; 0: suspect, listed when
+					   its candidate is in an opening
+					   row's range */
 	struct changepoint c;
 	double	 z;
 	int	 carries;
@@ -914,9 +918,10 @@ struct track_movedv {
 
 /*
  * The online rule over one metric's history (tonight is its last night):
- * an opening alarm is appended to mv (with the runs of its range), and
- * 1 returned when the row is suspect (tonight's kernel should boot more),
- * else 0.  since: the row's first night not before its last regression.
+ * an opening or suspect alarm is appended to mv (with the runs of its
+ * range), and 1 returned when the row is suspect and may carry a verdict
+ * (tonight's kernel should boot more), else 0.  since: the row's first
+ * night not before its last regression.
  */
 static int
 track_metric_judge(const struct track_point *p, const struct track_hist *h,
@@ -932,8 +937,6 @@ track_metric_judge(const struct track_point *p, const struct track_hist *h,
 	    a.state == CHANGEPOINT_NONE || a.night_lo < 1)
 		return 0;
 	carries = track_row_carries(p, h, &a.c, why, sizeof(why));
-	if (a.state == CHANGEPOINT_SUSPECT)
-		return carries;
 	if (mv->n == mv->cap) {
 		mv->cap = mv->cap ? 2 * mv->cap : 16;
 		mv->v = xrealloc(mv->v, mv->cap * sizeof(*mv->v));
@@ -947,9 +950,11 @@ track_metric_judge(const struct track_point *p, const struct track_hist *h,
 	   bad night to the latest (the bisect covers every commit of it) */
 	m->good_run = h->run[a.night_lo - 1];
 	m->bad_run = h->run[a.night_hi];
+	m->cand_run = h->run[a.c.night];
+	m->opens = a.state == CHANGEPOINT_OPEN;
 	m->carries = carries;
 	snprintf(m->why, sizeof(m->why), "%s", why);
-	return 0;
+	return !m->opens && carries;
 }
 
 static void
@@ -979,7 +984,7 @@ track_headline(const struct track_moved *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!v[i].carries)
+		if (!v[i].carries || !v[i].opens)
 			continue;
 		hw = (v[i].c.ci_hi - v[i].c.ci_lo) / 2;
 		z = hw > 0 ? fabs(v[i].c.pct_change) / hw : INFINITY;
@@ -1038,9 +1043,10 @@ track_regression_new(struct db *db, const char *track,
 }
 
 /*
- * The metrics that moved at first bad run v[0].bad_run (all of v): added
- * to the track's regression of that run, or one new regression when a
- * row that carries a verdict moved.  Lock rows alone open nothing.
+ * The metrics that moved in one range (all of v; v[0] opens): added to the
+ * track's regression whose range overlaps it (the same change, dated a
+ * night apart), or one new regression when a row that carries a verdict
+ * opens.  Lock rows alone open nothing.
  */
 static void
 track_open_group(struct db *db, const char *track,
@@ -1053,7 +1059,8 @@ track_open_group(struct db *db, const char *track,
 	size_t i;
 
 	for (i = 0; i < nk; i++)
-		if (known[i].bad_run == v[0].bad_run)
+		if (known[i].good_run < v[0].bad_run &&
+		    v[0].good_run < known[i].bad_run)
 			id = known[i].id;
 	if (!id) {
 		if (!(head = track_headline(v, n)) ||
@@ -1176,7 +1183,10 @@ track_wants_boots(struct db *db, const char *track, long long run,
 	int suspect = 0, rc;
 
 	rc = track_judge(db, track, run, pts, npts, &hist, &n, &mv, &suspect);
-	rc = rc == 0 && suspect && mv.n == 0;
+	for (size_t i = 0; rc == 0 && i < mv.n; i++)
+		if (mv.v[i].opens)
+			suspect = 0;	/* it opens tonight as it stands */
+	rc = rc == 0 && suspect;
 	free(mv.v);
 	track_points_free(hist, n);
 	return rc;
@@ -1193,6 +1203,7 @@ track_analyse(struct db *db, const char *track)
 	struct track_point *pts = NULL;
 	struct track_regression *known;
 	struct track_movedv mv = { 0 };
+	struct track_moved *grp;
 	size_t n = 0, nk, i, j;
 	int suspect;
 
@@ -1207,11 +1218,32 @@ track_analyse(struct db *db, const char *track)
 		track_points_free(pts, n);
 		return -1;
 	}
+	/* one regression per range the opening rows give (sorted by bad
+	   run): those rows, then the suspect rows whose likeliest first bad
+	   run lies in it */
+	grp = xcalloc(mv.n + 1, sizeof(*grp));
 	for (i = 0; i < mv.n; i = j) {
+		long long good;
+		size_t ng = 0, k;
+
 		for (j = i; j < mv.n && mv.v[j].bad_run == mv.v[i].bad_run; j++)
 			;
-		track_open_group(db, track, mv.v + i, j - i, known, nk);
+		for (k = i; k < j; k++)
+			if (mv.v[k].opens)
+				grp[ng++] = mv.v[k];
+		if (!ng)
+			continue;
+		good = grp[0].good_run;
+		for (k = 1; k < ng; k++)
+			if (grp[k].good_run < good)
+				good = grp[k].good_run;
+		for (k = 0; k < mv.n; k++)
+			if (!mv.v[k].opens && mv.v[k].cand_run > good &&
+			    mv.v[k].cand_run <= mv.v[i].bad_run)
+				grp[ng++] = mv.v[k];
+		track_open_group(db, track, grp, ng, known, nk);
 	}
+	free(grp);
 	free(mv.v);
 	track_regressions_free(known, nk);
 	track_points_free(pts, n);
