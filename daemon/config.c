@@ -475,6 +475,10 @@ const struct config_key config_keys[] = {
 	/* Seconds before the first retry of a relay that is down (doubling,
 	   at most six hours). */
 	{ "mail", "retry", CONFIG_INT, "60", check_positive, 0 },
+	/* Seconds between reads of the threads of series submitted by lore
+	   URL, for "#kperfci" commands (mail_threads.c); 0: never.  Only
+	   while mail is sent (send is not none). */
+	{ "mail", "thread_poll", CONFIG_INT, "300", NULL, 0 },
 	/* Who may command by reply (#kperfci test ...): "author" (the
 	   series' author), addresses, @domains.  Mail is not authenticated:
 	   doc/mail.md. */

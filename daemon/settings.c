@@ -347,6 +347,8 @@ settings_mail(const struct config *c, struct settings *s)
 	s->mail.starttls = config_bool(c, "mail", NULL, "starttls");
 	s->mail.cc_max = (int)config_int(c, "mail", NULL, "cc_max");
 	s->mail.retry = (int)config_int(c, "mail", NULL, "retry");
+	s->mail.thread_poll = (int)config_int(c, "mail", NULL,
+	    "thread_poll");
 	s->mail.per_day_list = config_int(c, "mail", NULL, "per_day_list");
 	s->mail.per_day_recipient = config_int(c, "mail", NULL,
 	    "per_day_recipient");

@@ -128,6 +128,7 @@ struct settings {
 		const char	**cc, **command_from;
 		size_t		 ncc, ncommand_from;
 		int		 starttls, cc_max, retry;
+		int		 thread_poll;	/* s; 0: off */
 		long long	 per_day_list, per_day_recipient;
 	} mail;
 	struct settings_watch *watches;

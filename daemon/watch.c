@@ -39,6 +39,7 @@
 #include "daemon/db_watch.h"
 #include "daemon/intake.h"
 #include "daemon/mail.h"
+#include "daemon/mail_threads.h"
 #include "daemon/watch_search.h"
 #include "core/lore.h"
 #include "core/mbox.h"
@@ -537,6 +538,17 @@ out:
 	return rc;
 }
 
+/* When the threads of URL-submitted series are read ([mail] thread_poll,
+   while mail is sent): the next time. */
+static time_t threads_next;
+
+static int
+watch_threads_on(void)
+{
+	return app.settings.mail.thread_poll > 0 && app.settings.mail.send &&
+	    strcmp(app.settings.mail.send, "none");
+}
+
 static void *
 watch_main(void *arg)
 {
@@ -547,6 +559,17 @@ watch_main(void *arg)
 	while (!watch_stopping) {
 		time_t now = time(NULL), soonest = now + 3600;
 		struct timespec ts;
+
+		/* the threads of series submitted by URL, for commands */
+		if (watch_threads_on() && db && now >= threads_next) {
+			pthread_mutex_unlock(&watch_lock);
+			mail_threads_poll(db);
+			pthread_mutex_lock(&watch_lock);
+			threads_next = time(NULL) +
+			    app.settings.mail.thread_poll;
+		}
+		if (watch_threads_on() && threads_next < soonest)
+			soonest = threads_next;
 
 		for (size_t i = 0; i < nwatches && !watch_stopping; i++) {
 			struct watch *w = &watches[i];
@@ -603,8 +626,9 @@ watch_start(void)
 	int e;
 
 	watch_load(&app.settings);
-	if (!nwatches)
+	if (!nwatches && !watch_threads_on())
 		return 0;
+	threads_next = 0;
 	watch_stopping = 0;
 	if ((e = pthread_create(&watch_thread, NULL, watch_main, NULL))) {
 		errno = e;
@@ -612,7 +636,9 @@ watch_start(void)
 		return -1;
 	}
 	watch_running = 1;
-	log_info("watching %zu list%s", nwatches, nwatches == 1 ? "" : "s");
+	log_info("watching %zu list%s%s", nwatches, nwatches == 1 ? "" : "s",
+	    watch_threads_on() ? " and the threads of series submitted by "
+	    "URL" : "");
 	return 0;
 }
 

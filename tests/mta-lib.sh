@@ -6,6 +6,9 @@
 # Source after tests/lib.sh and tests/pi-lib.sh, after pi_start:
 #
 #   mta_start           starts exim on a free port; sets MTA_PORT
+#                       (MTA_LISTS, "linux-mm" by default, a
+#                       colon-separated list: the local parts delivered
+#                       into the lore, each an inbox of pi_start)
 #   mta_send FILE       one message to its To/Cc over SMTP (curl)
 #   mta_refuse on|off   temporarily refuse every message after DATA (451)
 #   mta_stop            (also run at exit)
@@ -60,7 +63,7 @@ begin routers
 lore:
   driver = accept
   domains = +local_domains
-  local_parts = linux-mm
+  local_parts = ${MTA_LISTS:-linux-mm}
   transport = mda
 box:
   driver = accept

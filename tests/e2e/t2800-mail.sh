@@ -48,7 +48,9 @@ sed -i 's/\*\*\* SUBJECT HERE \*\*\*/mm: batch the thing/;
     "$T"/series/0000-*.patch
 COVER=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0000-*.patch)
 
-pi_start linux-mm || { echo "Bail out! public-inbox did not start"; exit 1; }
+pi_start linux-mm linux-doc ||
+    { echo "Bail out! public-inbox did not start"; exit 1; }
+MTA_LISTS=linux-mm:linux-doc
 ok "a real MTA (Exim) delivers into the lore" mta_start
 for f in "$T"/series/*.patch; do mta_send "$f"; done
 ok "the series reached the list through the MTA" wait_http \
@@ -59,7 +61,7 @@ ok "the series reached the list through the MTA" wait_http \
 # agent is simulated over the protocol, so nothing boots a kernel
 TOKEN=sim-agent-token
 TSHA=$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)
-kd_config "[lore]\nallow = $PI_URL\n[watch \"mm\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/\npoll = 1\nreply = yes\n[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 30\njobs = 2\n[agent \"sim\"]\ntoken_sha256 = $TSHA\n[sched]\nboots = 6\nmax_boots = 6\n[mail]\nsend = smtp\nrelay = 127.0.0.1:$MTA_PORT\nstarttls = false\nfrom = kperfci <kperfci@example.org>\npublic_url = http://ci.example.org/\nretry = 1"
+kd_config "[lore]\nallow = $PI_URL\n[watch \"mm\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/\npoll = 1\nreply = yes\n[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 30\njobs = 2\n[agent \"sim\"]\ntoken_sha256 = $TSHA\n[sched]\nboots = 6\nmax_boots = 6\n[mail]\nsend = smtp\nrelay = 127.0.0.1:$MTA_PORT\nstarttls = false\nfrom = kperfci <kperfci@example.org>\npublic_url = http://ci.example.org/\nretry = 1\nthread_poll = 1"
 ok "kperfcid -n accepts the [mail] section" "$KPERFCI_BIN/kperfcid" -n \
     -c "$T/kperfcid.conf"
 ok "daemon starts with a watch that replies" kd_start
@@ -219,6 +221,47 @@ done
 like '^In-Reply-To: <cmd-1@example.org>' "$T/t.mbox" \
     "the command is answered in the thread"
 like "Accepted: series $C runs" "$T/t.mbox" "accepted, with the series"
+
+# ---- a command in the thread of a series submitted by URL ----------------
+# linux-doc is watched by no one: the series comes by its URL, and the
+# daemon reads its thread itself ([mail] thread_poll)
+for f in "$T"/series/*.patch; do
+	sed 's/^To: linux-mm@example.org/To: linux-doc@example.org/' "$f" \
+	    >"$T/doc.eml"
+	mta_send "$T/doc.eml"
+done
+P1=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0001-*.patch)
+ok "the series is on the unwatched list too" wait_http \
+    "${PI_URL}linux-doc/$P1/raw" 20
+is "$(curl -s -o "$T/u.json" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' \
+    -d "{\"url\": \"${PI_URL}linux-doc/$COVER/\"}" "$KD_URL/api/v1/series")" \
+    202 "submitted by its linux-doc URL"
+U=$(jq -r .id "$T/u.json")
+cat >"$T/ucmd.eml" <<EOF
+From: Dev Eloper <dev@example.org>
+To: linux-doc@example.org
+Subject: Re: [PATCH 0/1] mm: batch the thing
+Date: $(date -R)
+Message-ID: <cmd-doc-1@example.org>
+In-Reply-To: <$COVER>
+References: <$COVER>
+
+Not this one after all.
+
+#kperfci cancel
+EOF
+mta_send "$T/ucmd.eml"
+ok "the command in its thread is read and obeyed: cancelled" \
+    kd_wait_state "$U" cancelled
+ok "and answered in the thread" sh -c "
+	i=0; while [ \$i -lt 100 ]; do
+		curl -s '${PI_URL}linux-doc/$COVER/t.mbox.gz' | gzip -dc |
+		    grep -q '^In-Reply-To: <cmd-doc-1@example.org>' && exit 0
+		sleep 0.3; i=\$((i+1)); done; exit 1"
+sleep 2
+is "$(curl -s "$KD_URL/api/v1/series" | jq "[.series[] | select(.id > $U)] | length")" \
+    0 "acted on once: nothing else started"
 
 # the relay refuses the result, then takes it: one mail
 mta_refuse on
