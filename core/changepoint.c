@@ -320,6 +320,25 @@ cp_check(const double *v, const size_t *start, size_t nnights, char *err,
 	return 0;
 }
 
+/*
+ * The start of an analysis: *opts the defaults (in def) when NULL, and
+ * the history checked.  0 to go on, 1 when there is nothing to judge (no
+ * nights), -1 on bad input (err).
+ */
+static int
+cp_begin(const double *v, const size_t *start, size_t nnights,
+    const struct changepoint_opts **opts, struct changepoint_opts *def,
+    char *err, size_t errsz)
+{
+	if (!*opts) {
+		changepoint_opts_init(def);
+		*opts = def;
+	}
+	if (nnights == 0)
+		return 1;
+	return cp_check(v, start, nnights, err, errsz) < 0 ? -1 : 0;
+}
+
 int
 changepoint_detect(const double *v, const size_t *start, size_t nnights,
     const struct changepoint_opts *opts, struct changepoint **out,
@@ -328,17 +347,12 @@ changepoint_detect(const double *v, const size_t *start, size_t nnights,
 	struct changepoint_opts def;
 	struct cp_work w;
 	size_t i, N, prev, next;
+	int rc;
 
 	*out = NULL;
 	*nout = 0;
-	if (!opts) {
-		changepoint_opts_init(&def);
-		opts = &def;
-	}
-	if (nnights == 0)
-		return 0;
-	if (cp_check(v, start, nnights, err, errsz) < 0)
-		return -1;
+	if ((rc = cp_begin(v, start, nnights, &opts, &def, err, errsz)) != 0)
+		return rc < 0 ? -1 : 0;
 	N = start[nnights];
 	memset(&w, 0, sizeof(w));
 	w.v = v;
@@ -658,17 +672,11 @@ changepoint_online(const double *v, const size_t *start, size_t nnights,
 	struct changepoint_opts def;
 	size_t H, W, M, lo, w0, b0, c;
 	double *zc, open_p;
-	int best = 0;
+	int best = 0, rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!opts) {
-		changepoint_opts_init(&def);
-		opts = &def;
-	}
-	if (nnights == 0)
-		return 0;
-	if (cp_check(v, start, nnights, err, errsz) < 0)
-		return -1;
+	if ((rc = cp_begin(v, start, nnights, &opts, &def, err, errsz)) != 0)
+		return rc < 0 ? -1 : 0;
 	H = opts->horizon > 0 ? (size_t)opts->horizon : 1;
 	W = opts->window > 0 ? (size_t)opts->window : nnights;
 	M = opts->min_nights > 1 ? (size_t)opts->min_nights : 2;
