@@ -9,8 +9,8 @@
 # daemon runs on the host's loopback (10.0.2.2 from the guest) with
 # [agent "vm1"] power_cycle = tests/qmp-reset on the VM's QMP socket.
 #
-# Three jobs, queued at once, leased one after the other by the same
-# machine; seven boots in all (four home, three kexec'd):
+# Two jobs, queued at once, leased one after the other by the same
+# machine, then a power cycle; six boots in all (four home, two kexec'd):
 #   1. base kernel: kexec -l, systemctl kexec; systemd brings the agent
 #      back up in the job kernel (its console carries the job's marker on
 #      its command line: the kernel booted is the job's), the matrix runs
@@ -20,10 +20,12 @@
 #      does not mount, the kernel panics and (panic timeout -1) reboots:
 #      back home the agent finds itself booting a job it never ran,
 #      boot-failed, with the panic from the console log on the page;
-#   3. the same with panic=0: the kernel panics and hangs, never
-#      rebooting.  The lease runs out, power_margin later the daemon runs
-#      qmp-reset (QMP system_reset), the job is boot-failed with the cycle
-#      on its page; back home the agent brings the hung kernel's console.
+#   3. the machine's power_cycle command, tests/qmp-reset (QMP
+#      system_reset), resets the real VM: it boots home again and its agent
+#      comes back.  Neither honest kexec reboot was power-cycled.  (The
+#      daemon's side of a hang -- lease, power_margin, the cycle recorded,
+#      the job boot-failed, the console kept -- is t4300's, with a fake
+#      QMP socket: a real hang here cost 300 s of waiting.)
 # Costs: see doc/agents.md, "A real 2-socket machine".
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
@@ -68,8 +70,7 @@ job() {	# job KERNEL [CMDLINE] -> prints the job id
 }
 J1=$(job "$KB")
 J2=$(job "$KB" "root=/dev/kperfci-missing")
-J3=$(job "$KB" "root=/dev/kperfci-missing panic=0")
-ok "three jobs queued" test -n "$J3"
+ok "two jobs queued" test -n "$J2"
 
 # The machine: its agent.conf, its disk, its console server.
 cat >"$T/agent.conf" <<A
@@ -157,29 +158,28 @@ curl -s "$KD_URL/jobs/$J2" >"$T/j2.html"
 like "console log" "$T/j2.html" "and linked from the job's page"
 echo "# job $J2: $(( $(date +%s) - T1 )) s from the first boot"
 
-# ---- 3: panics and hangs; power-cycled -----------------------------------
-ok "job $J3 boot-failed after lease + margin" ka_wait_job "$J3" boot-failed done failed --secs 600
-curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j3.json"
-like "agent vm1 missed its lease by [0-9]+ s .*power-cycled with .$SRC/tests/qmp-reset $T/qmp.sock. \\(exit 0\\)" \
-    "$T/j3.json" "the reason: power-cycled through QMP"
-is "$(jq -r '.power_cycles | length' "$T/j3.json")" 1 "one power cycle recorded"
-curl -s "$KD_URL/jobs/$J3" >"$T/j3.html"
-like "<h2>Power cycles</h2>" "$T/j3.html" "on the job's page"
-ok "back home the agent brings the hung kernel's console" sh -c "
+# ---- 3: the power_cycle command on the real VM --------------------------
+is "$(curl -s "$KD_URL/api/v1/jobs/$J1" | jq -r '.power_cycles | length')$(curl -s "$KD_URL/api/v1/jobs/$J2" | jq -r '.power_cycles | length')" \
+    00 "no honest kexec reboot was power-cycled (lease 120 s + margin 180 s)"
+ok "the agent is home again" wait_field "$KD_URL/api/v1/agents" \
+    '.agents[0].state' 300 idle
+R=$(date +%s)
+ok "tests/qmp-reset resets the real VM (exit 0)" \
+    "$SRC/tests/qmp-reset" "$T/qmp.sock"
+ok "it boots home again" sh -c "
 	i=0; while [ \$i -lt 300 ]; do
-		curl -fs '$KD_URL/api/v1/jobs/$J3/console?attempt=1' >'$T/c3.log' && exit 0
+		[ \$(grep -c '\] Linux version' '$T/console/serial.log') -ge 6 ] &&
+		    exit 0
 		sleep 1; i=\$((i+1)); done; exit 1"
-like "Kernel panic - not syncing: VFS: Unable to mount root fs" "$T/c3.log" \
-    "with its panic"
-is "$(jq -r .state "$T/j3.json")" boot-failed "job $J3 stays boot-failed"
-echo "# job $J3: $(( $(date +%s) - T1 )) s from the first boot"
+ok "and its agent speaks again" wait_field "$KD_URL/api/v1/agents" \
+    "(.agents[0].last_seen > $R + 20) and .agents[0].state != \"offline\"" \
+    300 true
 
-# The machine's story: seven boots, three of them kexecs.
+# The machine's story: six boots, two of them kexecs.
 # (the kernel's own lines, "[    0.000000] Linux version", not the journal's)
-is "$(grep -c '\] Linux version' "$T/console/serial.log")" 7 \
-    "seven boots: four home (power-on, after each job), three kexec'd"
-is "$(grep -c '\] kexec_core: Starting new kernel' "$T/console/serial.log")" 3 "three kexecs"
-ok "the daemon logged the power cycle" grep -q "job $J3: power cycle of vm1: exit 0" "$T/kperfcid.log"
+is "$(grep -c '\] Linux version' "$T/console/serial.log")" 6 \
+    "six boots: four home (power-on, after each job, after the reset), two kexec'd"
+is "$(grep -c '\] kexec_core: Starting new kernel' "$T/console/serial.log")" 2 "two kexecs"
 echo "# whole VM part: $(( $(date +%s) - T1 )) s"
 ok "daemon stops" kd_stop
 test_done
