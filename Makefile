@@ -159,8 +159,8 @@ E2E_VM	  = $(wildcard tests/e2e/t6800-*.sh)
 E2E_HEAVY = $(filter-out $(E2E_VM),$(sort $(wildcard tests/e2e/t[5-9]*.sh))) \
     $(E2E_VM)
 
-# tests/check.sh: the unit tests, the sanitizer pass (unit and light e2e
-# on ASan+UBSan binaries), the heavy e2e tests; their fixtures built at
+# tests/check.sh: the sanitizer pass (the unit and light e2e tests on
+# ASan+UBSan binaries), then the heavy e2e tests; their fixtures built at
 # nice 19 in the background from the start.
 check: deps
 	$(MAKE) all

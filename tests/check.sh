@@ -1,13 +1,13 @@
 #!/bin/sh
 # tests/check.sh: what `make check` runs after `make all`, in this order:
 #
-#   1. the unit tests;
-#   2. the sanitizer pass: everything rebuilt with ASan and UBSan
+#   1. the sanitizer pass: everything rebuilt with ASan and UBSan
 #      (build/san), the unit tests and the light e2e tests (t0xxx-t4xxx:
 #      the daemon on loopback, a real public-inbox, MTA, b4, Chromium) on
-#      those binaries;
-#   3. the heavy e2e tests (t5xxx+: kernel builds, qemu boots, the kexec
-#      VM) on the normal binaries.
+#      those binaries (each runs once: the sanitizers see what the plain
+#      binaries would do, and more);
+#   2. the heavy e2e tests (t5xxx+: kernel builds, qemu boots, the kexec
+#      VM) on the normal binaries (`make unit` runs the units on them).
 #
 # From the start, tests/fixtures/build.sh builds the heavy tests' fixtures
 # (the reference kernel, the VM image, the kexec-vm kernel: ~45 min of
@@ -24,7 +24,6 @@ fx=$!
 stop_fixtures() { kill -TERM -- "-$fx" 2>/dev/null; wait "$fx" 2>/dev/null; }
 trap 'stop_fixtures; exit 130' INT TERM
 rc=0
-$MAKE unit || rc=1
 $MAKE SANITIZE=address,undefined unit || rc=1
 $MAKE SANITIZE=address,undefined e2e E2E="$E2E_LIGHT" || rc=1
 $MAKE e2e E2E="$E2E_HEAVY" || rc=1
