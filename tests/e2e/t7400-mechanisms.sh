@@ -37,6 +37,12 @@
 # expected rows called a regression, and no primary row of code that ran
 # called an improvement (a pure delay cannot make anything faster).
 #
+# Looks: BOOTS boots per side (3), and BOOTS more only for a series whose
+# primary rows are not decided at the first look (the daemon's own plan:
+# at 3 boots a 5-10 % delay in 1-3 % noise is decided most of the time,
+# not always, and a test that asserted it at one look failed one run in
+# a few).
+#
 # Heavy: three incremental builds and BOOTS boots per side of each suite
 # (about a minute each under TCG), on two agents at once.
 . "$(dirname "$0")/../lib.sh"
@@ -64,7 +70,7 @@ for c in $CALS; do
 	ok "$c imported" pi_import test "$SRC/patches/$c.mbox"
 done
 
-kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 600\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $BOOTS\n$(ka_section q1)\n$(ka_section q2)"
+kd_config "[lore]\nallow = $PI_URL\n[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 600\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $((2 * BOOTS))\n$(ka_section q1)\n$(ka_section q2)"
 ok "kperfcid starts" kd_start
 for a in q1 q2; do
 	ka_config $a "backend = qemu\n[qemu]\nicount = shift=3,sleep=off\naccel = tcg\nsockets = 2\ncores-per-socket = 4\nmemory-per-node = 1024\nboot-timeout = 240\njob-timeout = 1500"
