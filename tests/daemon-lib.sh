@@ -75,6 +75,13 @@ kd_wait_series() {
 
 kd_wait_state() {
 	id=$1; shift
+	for _st; do
+		case $_st in *[!a-z_-]*|'')
+			echo "kd_wait_state: \"$_st\" is not a state (a limit goes" \
+			    "to kd_wait_series ID SECONDS STATE...)" >&2
+			return 2;;
+		esac
+	done
 	kd_wait_series "$id" "${KD_WAIT:-30}" "$@"
 }
 

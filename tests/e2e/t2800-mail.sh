@@ -80,7 +80,7 @@ upload() {	# upload JOB ATTEMPT VALUE
 	    \"status\": \"done\", \"samples\": $s}" >/dev/null
 }
 run_boots() {	# run_boots SERIES: every job until it is done, patched 10% faster
-	kd_wait_state "$1" running 60 || return 1
+	kd_wait_series "$1" 60 running || return 1
 	i=0
 	while [ $i -lt 300 ]; do
 		st=$(curl -s "$KD_URL/api/v1/series/$1" | jq -r .state)
@@ -110,7 +110,7 @@ ok "the watch submits the series" wait_field "$KD_URL/api/v1/series" \
     '.series | length' 30 1
 S=$(curl -s "$KD_URL/api/v1/series" | jq -r '.series[0].id')
 ok "its boots run" run_boots "$S"
-ok "series done" kd_wait_state "$S" done 30
+ok "series done" kd_wait_series "$S" 30 done
 ok "the reply is sent" wait_field "$KD_URL/api/v1/series/$S/mail" \
     '.mails[0].state' 30 sent
 is "$(curl -s "$KD_URL/api/v1/series/$S/mail" | jq -r .reply)" yes \
@@ -208,7 +208,7 @@ mta_send "$T/cmd.eml"
 ok "the command starts a series" wait_field "$KD_URL/api/v1/series" \
     '.series | length' 30 2
 C=$(curl -s "$KD_URL/api/v1/series" | jq -r '.series[0].id')
-ok "it runs" kd_wait_state "$C" running 60
+ok "it runs" kd_wait_series "$C" 60 running
 is "$(curl -s "$KD_URL/api/v1/series/$C" | jq -r .schedule.base.planned)" 4 \
     "with the boots the command asked for"
 i=0
@@ -266,7 +266,7 @@ is "$(curl -s "$KD_URL/api/v1/series" | jq "[.series[] | select(.id > $U)] | len
 # the relay refuses the result, then takes it: one mail
 mta_refuse on
 run_boots "$C"
-ok "command's series done" kd_wait_state "$C" done 30
+ok "command's series done" kd_wait_series "$C" 30 done
 ok "a refused reply is queued" wait_field "$KD_URL/api/v1/series/$C/mail" \
     '.mails[] | select(.kind == "result") | .reason // ""' 30 \
     "451 try again later"

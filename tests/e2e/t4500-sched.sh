@@ -73,7 +73,7 @@ is "$(agent /api/v1/agents/register "{\"agent\": \"sim\", \"backend\": \"qemu\",
 CLASS=$(jq -r .class "$T/a.json")
 
 G=$(submit "$T/good.mbox")
-ok "series reaches running" kd_wait_state "$G" running 60
+ok "series reaches running" kd_wait_series "$G" 60 running
 get "$G"
 is "$(jq -r .schedule.state "$T/s.json")" running "comparison running"
 is "$(jq -r .schedule.base.planned "$T/s.json")/$(jq -r .schedule.patched.planned "$T/s.json")" \
@@ -117,7 +117,7 @@ while [ "$(agent /api/v1/agents/lease '{"agent": "sim"}')" = 200 ]; do
 done
 is "$ORDER" ABAB "leases alternate base and patched"
 is "$KOK" yes "each side downloads its own kernel, sha256 as announced"
-ok "series done" kd_wait_state "$G" done 30
+ok "series done" kd_wait_series "$G" 30 done
 get "$G"
 is "$(jq -r .schedule.state "$T/s.json")" done "comparison done"
 is "$(jq -r .schedule.base.done "$T/s.json")/$(jq -r .schedule.patched.done "$T/s.json")" \
@@ -154,7 +154,7 @@ is "$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')" "$n0" \
 is "$?" 0 "kperfci submit --boots auto: accepted"
 P=$("$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$T/panics.mbox" \
     --boots 1 --no-follow)
-ok "second series reaches running" kd_wait_state "$P" running 60
+ok "second series reaches running" kd_wait_series "$P" 180 running
 get "$P"
 is "$(jq -r .schedule.boots "$T/s.json")/$(jq -r '.schedule.jobs | length' "$T/s.json")" \
     1/2 "kperfci submit --boots 1: one boot per side"
@@ -168,7 +168,7 @@ while [ "$(agent /api/v1/agents/lease '{"agent": "sim"}')" = 200 ]; do
 		upload "$id" "$att" done 1000 >/dev/null
 	fi
 done
-ok "series failed" kd_wait_state "$P" failed 30
+ok "series failed" kd_wait_series "$P" 30 failed
 get "$P"
 jq -r .error "$T/s.json" >"$T/err"
 like "^every patched boot panicked" "$T/err" "reason: every patched boot panicked"
