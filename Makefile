@@ -143,15 +143,18 @@ $(OUT)/bench/%: $(OUT)/tests/bench/%.o $(ARCHIVES)
 deps:
 	tools/install-deps
 
+# tests/check.sh sets PROVE="prove --timer": each test's time in the log.
+PROVE ?= prove
+
 unit: all
-	KPERFCI_BIN=$(CURDIR)/$(BIN) prove -f $(UNITS)
+	KPERFCI_BIN=$(CURDIR)/$(BIN) $(PROVE) -f $(UNITS)
 
 # E2E selects scripts; heavy ones (kernel builds, qemu boots) are t5xxx+.
 E2E ?= $(sort $(wildcard tests/e2e/t[0-9]*.sh))
 E2E_LIGHT = $(sort $(wildcard tests/e2e/t[0-4]*.sh))
 
 e2e: all
-	KPERFCI_BIN=$(CURDIR)/$(BIN) prove -f $(E2E)
+	KPERFCI_BIN=$(CURDIR)/$(BIN) $(PROVE) -f $(E2E)
 
 # The kexec VM test last: its kernel and image are the fixtures the
 # background build (tests/fixtures/build.sh) finishes last.

@@ -10,7 +10,7 @@
 #      VM) on the normal binaries (`make unit` runs the units on them).
 #
 # From the start, tests/fixtures/build.sh builds the heavy tests' fixtures
-# (the reference kernel, the VM image, the kexec-vm kernel: ~45 min of
+# (the reference kernel, also the kexec VM's, and the VM image: ~20 min of
 # CPU on 2 cores from a fresh clone) at nice 19 in the background, where
 # the tests leave a core idle; a test that needs one first waits on its
 # flock.  Its log: build/fixtures.log.  Every step runs even after one
@@ -24,9 +24,10 @@ fx=$!
 stop_fixtures() { kill -TERM -- "-$fx" 2>/dev/null; wait "$fx" 2>/dev/null; }
 trap 'stop_fixtures; exit 130' INT TERM
 rc=0
-$MAKE SANITIZE=address,undefined unit || rc=1
-$MAKE SANITIZE=address,undefined e2e E2E="$E2E_LIGHT" || rc=1
-$MAKE e2e E2E="$E2E_HEAVY" || rc=1
+P="prove --timer"	# each test's time in the log
+$MAKE SANITIZE=address,undefined PROVE="$P" unit || rc=1
+$MAKE SANITIZE=address,undefined PROVE="$P" e2e E2E="$E2E_LIGHT" || rc=1
+$MAKE PROVE="$P" e2e E2E="$E2E_HEAVY" || rc=1
 # the fixtures are built by now (the heavy tests waited for them); one a
 # skipped test never asked for is not waited for
 if kill -0 "$fx" 2>/dev/null; then

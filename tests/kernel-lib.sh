@@ -57,7 +57,7 @@ _kernel_locked() {
 
 # _kernel_locked_on NAME CMD...: CMD under the cache's lock NAME, for a
 # fixture that needs neither the reference tree's lock nor the others'
-# (the VM image, the kexec-vm kernel: tests/fixtures/build.sh builds them
+# (the VM image: tests/fixtures/build.sh builds it
 # in the background while the tests use the reference tree).
 _kernel_locked_on() {
 	n=$1; shift

@@ -2,16 +2,12 @@
 # kexec backend (t6800-kexec-vm).  Source after tests/lib.sh and
 # tests/kernel-lib.sh.
 #
-#   vm_kernel_config_args   the reference kernel's --config/--fragment
-#                         arguments plus etc/kconfig/kexec-vm.config (virtio
-#                         disk and network, ext4, 9p, what systemd needs).
-#   vm_kernel_build_dir   that kernel built from the reference tree through
-#                         `kperfci build` (cached beside the reference
-#                         build; one full build, ~10-20 min on 2 shared
-#                         cores, then a cache hit).  It is both the VM's
-#                         home kernel and the base job kernel.
-#   vm_kernel_series_build_dir MBOX  the same kernel with the series in MBOX
-#                         applied, built incrementally (~1 min).
+#   vm_kernel_build_dir   the reference kernel's build directory
+#                         (kernel-lib.sh): qemu.config carries what the
+#                         Debian userland needs (virtio disk and network,
+#                         ext4, 9p, pstore, what systemd needs), so one
+#                         build is both the VM's home kernel and the base
+#                         job kernel, and the emulated agents' kernel too.
 #   vm_image              prints the path of the cached Debian bookworm disk
 #                         image (raw ext4, no partition table), built the
 #                         first time by mmdebstrap from the Debian archive:
@@ -26,14 +22,14 @@
 #                         enabled.
 #
 # Everything cached lives in $(kernel_cache_dir) and is built under a
-# flock there (the image and the kernel each under their own, so that
-# tests/fixtures/build.sh can build them while other tests hold the
-# reference tree's), so concurrent tests build it once.
+# flock there (the image under its own, so that tests/fixtures/build.sh
+# can build it while other tests hold the reference tree's), so concurrent
+# tests build it once.
 
 # Costs, measured on the shared 2-core machine (apt over the network):
 # mmdebstrap and mke2fs 195-309 s once; the image is a 1 GiB sparse file
 # with 285 MB used; each run copies it (sparse) and writes five files with
-# debugfs, seconds.  The kernel: ~29 min once (a cache hit afterwards).
+# debugfs, seconds.
 VM_IMAGE_SIZE=${VM_IMAGE_SIZE:-1G}
 VM_SUITE=${VM_SUITE:-bookworm}
 VM_MIRROR=${VM_MIRROR:-http://deb.debian.org/debian}
@@ -42,48 +38,8 @@ VM_MIRROR=${VM_MIRROR:-http://deb.debian.org/debian}
 VM_IMAGE_NAME=vm-bookworm-kexec-2.img
 VM_PACKAGES=systemd,systemd-sysv,udev,kexec-tools,libcurl4,libjansson4,ca-certificates,procps,iproute2
 
-vm_kernel_config_args() {
-	kernel_ref_config_args
-	printf '%s\n' --fragment "$SRC/etc/kconfig/kexec-vm.config"
-}
-
-_vm_kernel_build() {
-	repo=$(_kernel_import) || return 1
-	out=$("$KPERFCI_BIN/kperfci" build --quiet --tree "$repo" \
-	    --commit master --cache "$(kernel_cache_dir)/builds" \
-	    $(vm_kernel_config_args) --jobs "${KPERFCI_TEST_JOBS:-2}") || return 1
-	dir=${out##* dir=}
-	[ -f "$dir/bzImage" ] || { echo "vm-lib: no bzImage in $dir" >&2; return 1; }
-	echo "$dir"
-}
-
 vm_kernel_build_dir() {
-	# the tree is imported under the reference lock, then only read
-	kernel_ref_tree >/dev/null || return 1
-	_kernel_locked_on vm-kernel _vm_kernel_build
-}
-
-_vm_kernel_series_build() {
-	repo=$(_kernel_import) || return 1
-	_kernel_locked_on vm-kernel _vm_kernel_build >/dev/null || return 1
-	ids=$("$KPERFCI_BIN/kperfci" tree apply --tree "$repo" --mbox "$1" \
-	    2>/dev/null) || {
-		echo "vm-lib: $1 does not apply to $repo" >&2
-		return 1
-	}
-	out=$("$KPERFCI_BIN/kperfci" build --quiet --tree "$repo" \
-	    --commit "${ids% *}" --base "${ids#* }" \
-	    --cache "$(kernel_cache_dir)/builds" $(vm_kernel_config_args) \
-	    --jobs "${KPERFCI_TEST_JOBS:-2}") || return 1
-	out=$(echo "$out" | tail -1)
-	dir=${out##* dir=}
-	[ -f "$dir/bzImage" ] || { echo "vm-lib: no bzImage in $dir" >&2; return 1; }
-	echo "$dir"
-}
-
-vm_kernel_series_build_dir() {
-	# tree apply writes to the reference tree: its lock
-	_kernel_locked _vm_kernel_series_build "$1"
+	kernel_ref_build_dir
 }
 
 # The set-up of the image, run by mmdebstrap inside the new root ($1).
