@@ -1081,28 +1081,61 @@ track_moved_cmp(const void *a, const void *b)
 	return x->bad_run < y->bad_run ? -1 : x->bad_run > y->bad_run;
 }
 
+/* The track's stored regressions with their metrics, read once a
+   judgement (not once a row). */
+struct track_known {
+	struct track_regression	 *reg;
+	size_t			  n;
+	struct track_reg_metric	**m;	/* reg[i]'s metrics, nm[i] of them */
+	size_t			 *nm;
+};
+
+static void
+track_known_free(struct track_known *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		track_reg_metrics_free(k->m[i], k->nm[i]);
+	free(k->m);
+	free(k->nm);
+	track_regressions_free(k->reg, k->n);
+	memset(k, 0, sizeof(*k));
+}
+
+static int
+track_known_load(struct db *db, const char *track, struct track_known *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (db_track_regressions(db, track, &k->reg, &k->n) != 0)
+		return -1;
+	k->m = xcalloc(k->n + 1, sizeof(*k->m));
+	k->nm = xcalloc(k->n + 1, sizeof(*k->nm));
+	for (size_t i = 0; i < k->n; i++)
+		if (db_track_reg_metrics(db, k->reg[i].id, &k->m[i],
+		    &k->nm[i]) != 0) {
+			track_known_free(k);
+			return -1;
+		}
+	return 0;
+}
+
 /* Whether the known regressions of the track list row p: the bad run
    of the latest that does, or 0. */
 static long long
-track_row_last_bad(struct db *db, const struct track_regression *known,
-    size_t nk, const struct track_point *p)
+track_row_last_bad(const struct track_known *k, const struct track_point *p)
 {
 	long long bad = 0;
 	size_t i, j;
 
-	for (i = 0; i < nk; i++) {
-		struct track_reg_metric *m = NULL;
-		size_t nm = 0;
-
-		if (known[i].bad_run <= bad ||
-		    db_track_reg_metrics(db, known[i].id, &m, &nm) != 0)
+	for (i = 0; i < k->n; i++) {
+		if (k->reg[i].bad_run <= bad)
 			continue;
-		for (j = 0; j < nm; j++)
-			if (!strcmp(m[j].workload, p->workload) &&
-			    !strcmp(m[j].params, p->params) &&
-			    !strcmp(m[j].metric, p->metric))
-				bad = known[i].bad_run;
-		track_reg_metrics_free(m, nm);
+		for (j = 0; j < k->nm[i]; j++)
+			if (!strcmp(k->m[i][j].workload, p->workload) &&
+			    !strcmp(k->m[i][j].params, p->params) &&
+			    !strcmp(k->m[i][j].metric, p->metric)) {
+				bad = k->reg[i].bad_run;
+				break;
+			}
 	}
 	return bad;
 }
@@ -1128,18 +1161,16 @@ track_point_key_cmp(const struct track_point *a, const struct track_point *b)
  * caller to free after mv.  0 or -1.
  */
 static int
-track_judge(struct db *db, const char *track, long long extra_run,
-    const struct track_point *extra, size_t nextra, struct track_point **pts,
-    size_t *n, struct track_movedv *mv, int *suspect)
+track_judge(struct db *db, const char *track, const struct track_known *known,
+    long long extra_run, const struct track_point *extra, size_t nextra,
+    struct track_point **pts, size_t *n, struct track_movedv *mv,
+    int *suspect)
 {
-	struct track_regression *known;
 	struct changepoint_opts o;
-	size_t nk, i, j, k;
+	size_t i, j, k;
 
 	*suspect = 0;
 	if (db_track_history(db, track, pts, n) != 0)
-		return -1;
-	if (db_track_regressions(db, track, &known, &nk) != 0)
 		return -1;
 	changepoint_opts_init(&o);
 	for (i = 0; i < *n; i = j) {
@@ -1154,7 +1185,7 @@ track_judge(struct db *db, const char *track, long long extra_run,
 			if (!track_point_key_cmp(&extra[k], p))
 				track_hist_add(&h, extra_run, extra[k].value);
 		/* a row listed by a regression starts again at its bad run */
-		if ((last_bad = track_row_last_bad(db, known, nk, p)))
+		if ((last_bad = track_row_last_bad(known, p)))
 			while (since < h.n && h.run[since] < last_bad)
 				since++;
 		if (track_metric_judge(p, &h, since, &o, mv))
@@ -1165,7 +1196,6 @@ track_judge(struct db *db, const char *track, long long extra_run,
 	}
 	if (mv->n)	/* qsort(NULL, 0) is undefined (UBSan aborts) */
 		qsort(mv->v, mv->n, sizeof(*mv->v), track_moved_cmp);
-	track_regressions_free(known, nk);
 	return 0;
 }
 
@@ -1179,10 +1209,15 @@ track_wants_boots(struct db *db, const char *track, long long run,
 {
 	struct track_movedv mv = { 0 };
 	struct track_point *hist = NULL;
+	struct track_known known;
 	size_t n = 0;
 	int suspect = 0, rc;
 
-	rc = track_judge(db, track, run, pts, npts, &hist, &n, &mv, &suspect);
+	if (track_known_load(db, track, &known) != 0)
+		return 0;
+	rc = track_judge(db, track, &known, run, pts, npts, &hist, &n, &mv,
+	    &suspect);
+	track_known_free(&known);
 	for (size_t i = 0; rc == 0 && i < mv.n; i++)
 		if (mv.v[i].opens)
 			suspect = 0;	/* it opens tonight as it stands */
@@ -1201,21 +1236,19 @@ int
 track_analyse(struct db *db, const char *track)
 {
 	struct track_point *pts = NULL;
-	struct track_regression *known;
+	struct track_known known;
 	struct track_movedv mv = { 0 };
 	struct track_moved *grp;
-	size_t n = 0, nk, i, j;
+	size_t n = 0, i, j;
 	int suspect;
 
-	if (track_judge(db, track, 0, NULL, 0, &pts, &n, &mv,
+	if (track_known_load(db, track, &known) != 0)
+		return -1;
+	if (track_judge(db, track, &known, 0, NULL, 0, &pts, &n, &mv,
 	    &suspect) != 0) {
 		free(mv.v);
 		track_points_free(pts, n);
-		return -1;
-	}
-	if (db_track_regressions(db, track, &known, &nk) != 0) {
-		free(mv.v);
-		track_points_free(pts, n);
+		track_known_free(&known);
 		return -1;
 	}
 	/* one regression per range the opening rows give (sorted by bad
@@ -1241,11 +1274,11 @@ track_analyse(struct db *db, const char *track)
 			if (!mv.v[k].opens && mv.v[k].cand_run > good &&
 			    mv.v[k].cand_run <= mv.v[i].bad_run)
 				grp[ng++] = mv.v[k];
-		track_open_group(db, track, grp, ng, known, nk);
+		track_open_group(db, track, grp, ng, known.reg, known.n);
 	}
 	free(grp);
 	free(mv.v);
-	track_regressions_free(known, nk);
+	track_known_free(&known);
 	track_points_free(pts, n);
 	return 0;
 }
