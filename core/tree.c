@@ -782,10 +782,21 @@ tree_apply(const char *path, const char *base, const struct patch *patches,
 		if (!ok)
 			goto out;
 	}
-	if (ref && git_reference_create(&r, repo, ref, &head, 1,
-	    "kperfci: series applied") < 0) {
-		buf_addf(err, "cannot set %s: %s", ref, tree_git_err());
-		goto out;
+	/* Another process sharing the tree (a second daemon, `kperfci tree
+	   apply`) may hold the ref's lock file for a moment: wait for it,
+	   up to 2 s, rather than fail the series. */
+	for (int tries = 0; ref; tries++) {
+		int e = git_reference_create(&r, repo, ref, &head, 1,
+		    "kperfci: series applied");
+
+		if (e >= 0)
+			break;
+		if (e != GIT_ELOCKED || tries == 100) {
+			buf_addf(err, "cannot set %s: %s", ref,
+			    tree_git_err());
+			goto out;
+		}
+		usleep(20 * 1000);
 	}
 	git_oid_tostr(res->commit, sizeof(res->commit), &head);
 	rc = 0;
