@@ -40,9 +40,13 @@ api_comparison_load(struct http_req *req, struct http_resp *resp,
 	}
 	/* ?result=0: progress only (cheap), for clients that poll */
 	with = !text && (q = http_query(req, "result")) && !strcmp(q, "0") ?
-	    0 : 1;
-	if ((rc = report_load(req->db, id, with, r)) == 0)
+	    0 : REPORT_NOWAIT;
+	if ((rc = report_load(req->db, id, with, r)) == 0) {
+		/* an answer without the newest result is not cached */
+		if (r->computing)
+			http_resp_header(resp, "Cache-Control", "no-store");
 		return 0;
+	}
 	if (text)
 		http_reply_text(resp, rc == 1 ? 404 : 500,
 		    "text/plain; charset=utf-8", rc == 1 ? "no such series\n" :

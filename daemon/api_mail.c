@@ -67,7 +67,7 @@ api_mail_series(struct http_req *req, struct http_resp *resp)
 
 	if (http_param_id(req, resp, "id", &id) < 0)
 		return 0;
-	if ((rc = report_load(req->db, id, 1, &r)) != 0) {
+	if ((rc = report_load(req->db, id, REPORT_NOWAIT, &r)) != 0) {
 		if (rc == 0)
 			report_release(&r);
 		return http_reply_error(resp, rc == 1 ? 404 : 500, rc == 1 ?

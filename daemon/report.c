@@ -708,6 +708,11 @@ report_verdict(const struct report *r, char *buf, size_t sz)
 		snprintf(buf, sz, "running");
 		return buf;
 	}
+	if (r->computing && !r->have_result) {
+		snprintf(buf, sz, "computing (another request asked first; "
+		    "reload in a moment)");
+		return buf;
+	}
 	if (!r->have_result || r->result.n == 0) {
 		if (r->series_error) {
 			snprintf(buf, sz, "failed: %s", r->series_error);
@@ -1742,6 +1747,10 @@ report_json(const struct report *r)
 	}
 	json_object_set_new(o, "jobs", jobs);
 	json_object_set_new(o, "failed_boots", failed);
+	if (r->computing)
+		json_object_set_new(o, "computing", json_true());
+	if (r->stale)
+		json_object_set_new(o, "stale", json_true());
 	if (r->have_result) {
 		res = stats_result_to_json(&r->result);
 		json_object_set_new(o, "options", json_incref(
@@ -2308,6 +2317,10 @@ report_html(const struct report *r, struct buf *b)
 	if (report_is_live(r))
 		buf_addstr(b, " <span class=\"note\">(running; this page "
 		    "refreshes itself)</span>");
+	if (r->stale)
+		buf_addstr(b, " <span class=\"note\">(the statistics of an "
+		    "earlier upload: another request is computing the "
+		    "newest)</span>");
 	buf_addstr(b, "</p>\n");
 	report_claims_html(r, b);
 	for (s = 0; s < 2; s++) {
@@ -2532,6 +2545,16 @@ report_claim(long long cid)
 	}
 }
 
+/* Whether a thread computes cid now (report_lock held). */
+static int
+report_is_busy(long long cid)
+{
+	for (size_t i = 0; i < REPORT_BUSY_SLOTS; i++)
+		if (report_busy[i] == cid)
+			return 1;
+	return 0;
+}
+
 /* Gives cid back and wakes its waiters (report_lock held). */
 static void
 report_unclaim(long long cid)
@@ -2542,6 +2565,17 @@ report_unclaim(long long cid)
 		if (report_busy[i] == cid)
 			report_busy[i] = 0;
 	pthread_cond_broadcast(&report_cond);
+}
+
+void
+report_busy_hold(long long cid, int on)
+{
+	pthread_mutex_lock(&report_lock);
+	if (on)
+		report_claim(cid);
+	else
+		report_unclaim(cid);
+	pthread_mutex_unlock(&report_lock);
 }
 
 unsigned long
@@ -2713,7 +2747,7 @@ report_drop_result(struct report *r)
    if it has none yet). */
 static int
 report_load_final(struct db *db, struct report *r,
-    const struct sched_comparison *c)
+    const struct sched_comparison *c, int nowait)
 {
 	char *res = NULL, *prof = NULL, *nres = NULL, *nprof = NULL;
 	int rc = -1, claimed = 0;
@@ -2723,6 +2757,13 @@ report_load_final(struct db *db, struct report *r,
 	if (!res || !prof) {
 		/* compute once: a thread that waited here finds it stored */
 		pthread_mutex_lock(&report_lock);
+		if (nowait && report_is_busy(c->id)) {
+			/* a request thread does not wait: no result yet */
+			pthread_mutex_unlock(&report_lock);
+			r->computing = 1;
+			rc = 0;
+			goto out;
+		}
 		report_claim(c->id);
 		pthread_mutex_unlock(&report_lock);
 		claimed = 1;
@@ -2777,7 +2818,7 @@ report_cache_find(long long cid, const char *key)
    computed when a new upload changed them. */
 static int
 report_load_live(struct db *db, struct report *r,
-    const struct sched_comparison *c)
+    const struct sched_comparison *c, int nowait)
 {
 	struct report_cached *e, *slot;
 	char key[160], *res = NULL, *prof = NULL;
@@ -2787,8 +2828,24 @@ report_load_live(struct db *db, struct report *r,
 	if (db_report_key(db, c->id, key, sizeof(key)) < 0)
 		return -1;
 	pthread_mutex_lock(&report_lock);
-	if (!(e = report_cache_find(c->id, key))) {
-		/* one thread computes; views of this comparison wait */
+	if (!(e = report_cache_find(c->id, key)) && nowait &&
+	    report_is_busy(c->id)) {
+		/* a request thread does not wait for another's computation:
+		   the last upload's result if one is cached, else none */
+		r->computing = 1;
+		for (i = 0; i < REPORT_CACHE_SLOTS; i++)
+			if (report_cache[i].cid == c->id)
+				e = &report_cache[i];
+		if (!e) {
+			pthread_mutex_unlock(&report_lock);
+			return 0;
+		}
+		r->stale = 1;
+		goto hit;
+	}
+	if (!e) {
+		/* one thread computes; other views of this comparison wait
+		   (or, from a request thread, see the note above) */
 		report_claim(c->id);
 		if ((e = report_cache_find(c->id, key))) {
 			report_unclaim(c->id);
@@ -2835,11 +2892,11 @@ out:
 
 static int
 report_load_result(struct db *db, struct report *r,
-    const struct sched_comparison *c)
+    const struct sched_comparison *c, int nowait)
 {
 	if (c->state && strcmp(c->state, "running"))
-		return report_load_final(db, r, c);
-	return report_load_live(db, r, c);
+		return report_load_final(db, r, c, nowait);
+	return report_load_live(db, r, c, nowait);
 }
 
 /* The scheduler's comparison of the series, its jobs and samples. */
@@ -2907,7 +2964,8 @@ report_load_comparison(struct db *db, struct report *r, int with_result)
 		json_decref(chg);
 		json_decref(att);
 	}
-	rc = with_result ? report_load_result(db, r, &c) : 0;
+	rc = with_result ? report_load_result(db, r, &c,
+	    with_result == REPORT_NOWAIT) : 0;
 	buf_release(&ag);
 	sched_comparison_release(&c);
 	return rc;

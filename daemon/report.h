@@ -179,6 +179,10 @@ struct report {
 	size_t	 njobs;
 	/* results */
 	int	 have_result;		/* result below is filled */
+	int	 computing;		/* REPORT_NOWAIT found another request
+					   computing it: no result, or the
+					   last upload's (stale) */
+	int	 stale;			/* the result is the last upload's */
 	struct stats_result result;
 	struct report_profile *profiles;
 	size_t	 nprofiles;
@@ -230,8 +234,14 @@ void	report_release(struct report *);
  */
 int	report_load(struct db *, long long series_id, int with_result,
 	    struct report *r);
+/* with_result for request threads: the result, but never waiting for
+   another thread computing the same comparison (r->computing). */
+#define REPORT_NOWAIT	2
 /* How many times report_load ran the statistics (for tests). */
 unsigned long report_computations(void);
+/* Marks comparison cid computed by someone (on 1) or not (0), as a
+   thread computing it would (for tests). */
+void	report_busy_hold(long long cid, int on);
 /* Forgets the live results held in memory (for tests). */
 void	report_cache_clear(void);
 

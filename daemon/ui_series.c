@@ -39,20 +39,24 @@
 
 /* ---- the comparison --------------------------------------------------- */
 
-static void
+/* 1 when the result shown is not the newest (another request is
+   computing it: report.c), so that the page is not cached. */
+static int
 ui_series_result(struct db *db, long long series_id, struct buf *out)
 {
 	struct report r;
-	int rc;
+	int rc, computing;
 
-	rc = report_load(db, series_id, 1, &r);
+	rc = report_load(db, series_id, REPORT_NOWAIT, &r);
 	if (rc == 0 && (r.comparison_id || r.kernel[REPORT_BASE].build_id))
 		report_html(&r, out);
 	else if (rc < 0)
 		buf_addstr(out, "<section id=\"result\"><p class=\"error\">The "
 		    "comparison could not be read from the store.</p>"
 		    "</section>\n");
+	computing = r.computing;
 	report_release(&r);
+	return computing;
 }
 
 /* ---- the base and the builds ------------------------------------------ */
@@ -308,7 +312,7 @@ ui_series_page(struct http_req *req, struct http_resp *resp)
 	struct db_series s;
 	long long id;
 	const char *idp = http_param(req, "id");
-	int r, final;
+	int r, final, computing;
 
 	if (!idp || strspn(idp, "0123456789") != strlen(idp) ||
 	    strlen(idp) > 18 || (id = atoll(idp)) < 1) {
@@ -395,7 +399,7 @@ ui_series_page(struct http_req *req, struct http_resp *resp)
 	}
 	if (s.npatches)
 		ui_series_patches(&b, &s);
-	ui_series_result(req->db, id, &b);
+	computing = ui_series_result(req->db, id, &b);
 	ui_series_builds(req->db, id, &b);
 	ui_series_schedule(req->db, id, &b);
 	ui_series_manage(req->db, id, &b);
@@ -403,6 +407,8 @@ ui_series_page(struct http_req *req, struct http_resp *resp)
 	    "JSON</a></p>\n", id);
 	html_page_end(&b);
 	html_reply(resp, 200, &b);
+	if (computing)
+		http_resp_header(resp, "Cache-Control", "no-store");
 	db_series_release(&s);
 	buf_release(&title);
 	return 0;

@@ -1251,6 +1251,7 @@ test_live_recompute(struct db *db, long long now)
 	struct buf err = BUF_INIT(0), body = BUF_INIT(0);
 	unsigned long n0;
 	int64_t sid = 0;
+	long long cid;
 	char path[96], *side;
 	json_t *j;
 	int i;
@@ -1290,6 +1291,38 @@ test_live_recompute(struct db *db, long long now)
 	json_decref(j);
 	get(path, &body);
 	is_int(report_computations(), n0 + 2, "and only once");
+
+	/* a request never waits for another thread's computation: while
+	   one computes (held here), views get the last upload's result,
+	   marked stale, or none, and are not cached */
+	j = json_loads(body.data, 0, NULL);
+	cid = json_integer_value(json_object_get(j, "comparison"));
+	json_decref(j);
+	ok(cid > 0, "the comparison's id (%lld)", cid);
+	side = lease_upload(db, now, 1000, 900, 0);
+	free(side);
+	report_busy_hold(cid, 1);
+	is_int(get(path, &body), 200, "a GET while another thread computes");
+	ok(strstr(body.data, "\"computing\": true") &&
+	    strstr(body.data, "\"stale\": true") &&
+	    strstr(body.data, "\"rows\""), "answers at once: the last "
+	    "upload's rows, marked computing and stale");
+	is_int(report_computations(), n0 + 2, "without computing");
+	snprintf(path, sizeof(path), "/series/%lld", (long long)sid);
+	get(path, &body);
+	ok(strstr(body.data, "statistics of an earlier upload") != NULL,
+	    "the page says so");
+	report_cache_clear();
+	snprintf(path, sizeof(path), "/api/v1/series/%lld/comparison",
+	    (long long)sid);
+	is_int(get(path, &body), 200, "nothing cached: a GET still answers");
+	ok(strstr(body.data, "\"computing\": true") &&
+	    !strstr(body.data, "\"stale\""), "computing, no result");
+	report_busy_hold(cid, 0);
+	get(path, &body);
+	is_int(report_computations(), n0 + 3, "once free, the next GET "
+	    "computes the newest");
+	ok(!strstr(body.data, "\"computing\""), "and it is not marked");
 	buf_release(&err);
 	buf_release(&body);
 }
