@@ -484,6 +484,18 @@ watch_poll_add_feed(struct watch *w, struct atom_feed *feed)
 		memset(&f.v[i], 0, sizeof(f.v[i]));
 	}
 	memset(&feed->v[feed->n], 0, sizeof(feed->v[0]));
+	/* and what the feed reader skipped, listed like the search's */
+	if (f.nskipped) {
+		feed->skipped = xrealloc(feed->skipped, (feed->nskipped +
+		    f.nskipped) * sizeof(*feed->skipped));
+		memcpy(feed->skipped + feed->nskipped, f.skipped,
+		    f.nskipped * sizeof(*f.skipped));
+		feed->nskipped += f.nskipped;
+		free(f.skipped);
+		f.skipped = NULL;
+		f.nskipped = 0;
+	}
+	feed->nbad += f.nbad;
 out:
 	atom_feed_release(&f);
 	buf_release(&body);

@@ -3,8 +3,12 @@
 # list's Atom feed by itself: a series touching mm/ is submitted once (with
 # its origin on the API and the front page), one touching only drivers/ is
 # not, a restart submits nothing twice, a v2 supersedes the v1 that has not
-# booted yet, a feed that is down is an error on /api/v1/watches and loses
-# nothing, and a [watch] off the allowlist is a -n error with file:line.
+# booted yet (and a "v3" of the same subject from another author supersedes
+# nothing), an author past their share of per_day waits while another's
+# series goes in, a feed entry with a 5 kB title is skipped and listed while
+# the good entry beside it is submitted, a feed that is down is an error on
+# /api/v1/watches and loses nothing, and a [watch] off the allowlist is a
+# -n error with file:line.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/pi-lib.sh"
@@ -18,7 +22,7 @@ msg() {
 	n=$((n + 1))
 	{
 		printf 'From dev@example.org Mon Nov 30 10:%02d:00 2026\n' "$n"
-		printf 'From: Dev Eloper <dev@example.org>\n'
+		printf 'From: %s\n' "${FROM:-Dev Eloper <dev@example.org>}"
 		printf 'To: linux-mm@example.org\n'
 		printf 'Subject: %s\n' "$3"
 		printf 'Date: Mon, 30 Nov 2026 10:%02d:00 +0000\n' "$n"
@@ -88,12 +92,65 @@ curl -fs "$KD_URL/api/v1/series/$v1" >"$T/v1.json"
 is "$(jq -r .state "$T/v1.json")" failed "the v1 is stopped"
 like "superseded by v2 \(series $v2\)" "$T/v1.json" "and says by what"
 
+# ---- another author's "v3" of the same subject supersedes nothing --------
+FROM="Mal Lory <mallory@example.org>" msg "$T/v3.mbox" cover-v3@example.org \
+    "[PATCH v3 0/1] mm: batch the thing" "" ""
+FROM="Mal Lory <mallory@example.org>" msg "$T/v3.mbox" patch-v3@example.org \
+    "[PATCH v3 1/1] mm/swap: batch the thing" cover-v3@example.org mm/swap.c
+pi_import linux-mm "$T/v3.mbox"
+ok "another author's v3 is submitted as a series of its own" wait_field \
+    "$KD_URL/api/v1/series" '.series | length' 30 3
+curl -fs "$KD_URL/api/v1/series/$v2" >"$T/v2.json"
+ok "the author's v2 is not stopped by it" test "$(jq -r .state "$T/v2.json")" != failed
+ok "nor marked superseded" sh -c "! grep -q superseded '$T/v2.json'"
+
+# ---- per-author shares inside per_day -----------------------------------
+# per_day 4, author_share 2: one author may have 2 a day; dev has had 2
+ok "stop" kd_stop
+kd_config "[lore]\nallow = $PI_URL\n[watch \"mm\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/\npath = fs/dcache.c\npoll = 1\nper_day = 4\nauthor_share = 2\npriority = 5"
+ok "restart with per_day 4, author_share 2" kd_start
+is "$(watch_field per_author)" 2 "one author's share: 2 a day"
+msg "$T/d3.mbox" dev-third@example.org "[PATCH] mm/vmscan: a third one" "" \
+    mm/vmscan.c
+FROM="Oth Er <other@example.org>" msg "$T/d3.mbox" other-1@example.org \
+    "[PATCH] mm/vmscan: someone else's" "" mm/vmscan.c
+pi_import linux-mm "$T/d3.mbox"
+ok "another author's series goes in" wait_field "$KD_URL/api/v1/series" \
+    '[.series[] | select(.msgid == "other-1@example.org")] | length' 30 1
+ok "dev's third waits for tomorrow's share" grep -q \
+    "<dev-third@example.org>: its author has had 2 of today's 4; it waits" \
+    "$T/kperfcid.log"
+is "$(curl -fs "$KD_URL/api/v1/series" | jq '[.series[] | select(.msgid == "dev-third@example.org")] | length')" \
+    0 "and is not submitted"
+
+# ---- a bad feed entry is skipped, the good one beside it read ------------
+# (per_day 4 is used up by now: a fresh watch of its own, reading the Atom
+# feed only: search = no; the lore's search hands back whole messages,
+# whose subjects have no such limit)
+ok "stop" kd_stop
+BIG=$(head -c 5000 /dev/zero | tr '\0' x)
+msg "$T/big.mbox" big-title@example.org "[PATCH] mm/swap: $BIG" "" mm/swap.c
+FROM="Oth Er <other@example.org>" msg "$T/big.mbox" after-big@example.org \
+    "[PATCH] mm/swap: the good one beside it" "" mm/swap.c
+pi_import linux-mm "$T/big.mbox"
+kd_config "[lore]\nallow = $PI_URL\n[watch \"mm2\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/swap.c\npoll = 1\nper_day = 50\npriority = 5\nsearch = no"
+ok "restart with a second watch" kd_start
+ok "the good entry beside a 5 kB title is submitted" wait_field \
+    "$KD_URL/api/v1/series" \
+    '[.series[] | select(.msgid == "after-big@example.org")] | length' 30 1
+ok "the bad entry is listed as skipped" wait_field "$KD_URL/api/v1/watches" \
+    '.watches[0].skipped_count > 0' 30 true
+curl -fs "$KD_URL/api/v1/watches" >"$T/w.json"
+like "title" "$T/w.json" "with why"
+is "$(jq -r '.watches[0].failures' "$T/w.json")" 0 "and the poll did not fail"
+
 # ---- a feed that is down --------------------------------------------------
+n_before=$(series_count)
 pi_stop
 ok "a feed that is down shows as an error" wait_field \
     "$KD_URL/api/v1/watches" '.watches[0].failures > 0' 30 true
 like "fetching|lore" "$T/kperfcid.log" "and is logged"
-is "$(series_count)" 2 "nothing stored is lost"
+is "$(series_count)" "$n_before" "nothing stored is lost ($n_before series)"
 curl -fs "$KD_URL/healthz" >"$T/h.json"
 is "$(jq -r .status "$T/h.json")" ok "the daemon keeps serving"
 ok "stop" kd_stop
