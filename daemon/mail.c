@@ -822,16 +822,33 @@ static int
 mail_on_lore(struct db *db, const struct mail_row *row)
 {
 	struct db_series s;
+	struct track_regression g;
+	struct lore_url u = { 0 };
 	struct buf data = BUF_INIT(LORE_MAX_BYTES), err = BUF_INIT(1024);
 	int rc = 0;
 
-	if (!row->series_id || db_series_get(db, row->series_id, 0, &s) != 0)
-		return 0;
-	if (s.lore_base && s.lore_list && lore_fetch_thread_allow(s.lore_base,
-	    s.lore_list, row->msgid, app.settings.lore.allow,
-	    app.settings.lore.nallow, &data, &err) == 0)
-		rc = 1;
-	db_series_release(&s);
+	if (row->series_id) {
+		if (db_series_get(db, row->series_id, 0, &s) != 0)
+			return 0;
+		if (s.lore_base && s.lore_list && lore_fetch_thread_allow(
+		    s.lore_base, s.lore_list, row->msgid,
+		    app.settings.lore.allow, app.settings.lore.nallow, &data,
+		    &err) == 0)
+			rc = 1;
+		db_series_release(&s);
+	} else if (row->regression_id) {
+		/* a nightly regression's reply went to its Link: thread */
+		if (db_track_regression_get(db, row->regression_id, &g) != 0)
+			return 0;
+		if (g.link && mail_link_thread(g.link, &u) == 0) {
+			if (lore_fetch_thread_allow(u.base, u.list, row->msgid,
+			    app.settings.lore.allow, app.settings.lore.nallow,
+			    &data, &err) == 0)
+				rc = 1;
+			lore_url_release(&u);
+		}
+		track_regression_release(&g);
+	}
 	buf_release(&data);
 	buf_release(&err);
 	return rc;
