@@ -165,6 +165,9 @@ like "^    b4 am -o kperfci-series '$COVER'\$" "$T/reply.joined" \
     "and b4 am of the thread"
 like "class .*2 sockets" "$T/reply" "the machine by class and topology"
 like 'fault-free.pages_per_sec' "$T/reply" "the significant row"
+like "^The author's claims" "$T/reply" "the author's claims"
+like '^  \[[a-z ]+\] .*"This makes shmem faults \+5% faster at 2 tasks' \
+    "$T/reply" "each with whether it held"
 ok "plain text in 72 columns" sh -c "sed '1,/^\$/d' '$T/reply' |
     awk 'length > 72 && !/http/ {bad=1} END {exit bad}'"
 ! grep -q 'no subject' "$T/reply"
@@ -297,6 +300,23 @@ thread "$COVER"
 is "$(grep -c '^Message-ID: <kperfci\.' "$T/t.mbox")" "$n0" \
     "nothing new on the list after a restart"
 is "$(grep -c '^From ' "$T/mta/box/all")" "$b0" "nor in anyone's mailbox"
+
+# ---- a crash between handing the reply over and recording it ----------
+# (the row says 'sending', as after a kill -9 mid-send): the restart looks
+# for it on the list before sending, finds it, sends nothing
+ok "stop" kd_stop
+sqlite3 "$T/var/kperfci.db" "UPDATE mail SET state = 'sending', next_try = 0 WHERE msgid = '$RID'"
+is "$(sqlite3 "$T/var/kperfci.db" "SELECT state FROM mail WHERE msgid = '$RID'")" \
+    sending "the reply reads 'sending', as after a crash mid-send"
+ok "restart" kd_start
+ok "back up, it is looked for on the list and found there" wait_field \
+    "$KD_URL/api/v1/series/$C/mail" \
+    ".mails[] | select(.msgid == \"$RID\") | .reason // \"\"" 30 \
+    "found on the list after a restart"
+sleep 2
+thread "$COVER"
+is "$(grep -c "^Message-ID: <$RID>" "$T/t.mbox")" 1 "still exactly one copy on the list"
+is "$(grep -c '^From ' "$T/mta/box/all")" "$b0" "and nothing in anyone's mailbox"
 
 # ---- the search finds what the feed scrolled past ----------------------
 ok "stop" kd_stop
