@@ -38,6 +38,7 @@
 #include "daemon/db.h"
 #include "daemon/db_watch.h"
 #include "daemon/intake.h"
+#include "daemon/limits.h"
 #include "daemon/mail.h"
 #include "daemon/mail_threads.h"
 #include "daemon/watch_search.h"
@@ -264,12 +265,44 @@ watch_budget(struct db *db, const struct watch *w, const char *author,
 	return count >= w->per_day ? WATCH_LIMIT : WATCH_DECIDED;
 }
 
+/* The key a list poster's submissions charge in limits.c: the same
+   rate bucket and storage quota as a client's ([http] submit_burst,
+   submit_per_hour, upload_quota), one per watch and author. */
+static char *
+watch_limits_key(const struct watch *w, const char *author)
+{
+	return xasprintf("watch %s: %s", w->name, author && *author ?
+	    author : "(no author)");
+}
+
+/* WATCH_DECIDED when author may have one more submitted now (one token
+   taken), WATCH_SHARE when their rate or quota says wait, WATCH_RETRY
+   on a store error. */
+static enum watch_rc
+watch_charge(struct db *db, const struct watch *w, const char *author,
+    struct buf *err)
+{
+	struct buf why = BUF_INIT(256);
+	char *who = watch_limits_key(w, author);
+	long retry;
+	int r = limits_submit(db, who, 0, &why, &retry);
+
+	if (r == 1)
+		log_info("watch %s: %s; it waits", w->name, why.data);
+	else if (r < 0)
+		buf_addstr(err, "store error");
+	buf_release(&why);
+	free(who);
+	return r == 0 ? WATCH_DECIDED : r == 1 ? WATCH_SHARE : WATCH_RETRY;
+}
+
 /* Submits the picked series s of entry msgid; 0, or -1 with err. */
 static int
 watch_submit(struct db *db, struct watch *w, const struct series *s,
     const struct db_watch_key *key, const char *msgid,
     struct buf *outcome, struct buf *err)
 {
+	char *who = watch_limits_key(w, key->author);
 	char *url = xasprintf("%s%s%s/%s/", w->lore,
 	    w->lore[strlen(w->lore) - 1] == '/' ? "" : "/", w->list, msgid);
 	long long id;
@@ -279,6 +312,7 @@ watch_submit(struct db *db, struct watch *w, const struct series *s,
 	    db_watch_submitted(db, id, w->name, key, s->version,
 	    (int)w->priority, time(NULL)) < 0)
 		goto out;
+	limits_submitted(db, who, id, 0);	/* its patches count for who */
 	mail_series_watched(db, id, w->name);
 	w->last_new++;
 	buf_addf(outcome, "series %lld", id);
@@ -288,6 +322,7 @@ watch_submit(struct db *db, struct watch *w, const struct series *s,
 	rc = 0;
 out:
 	free(url);
+	free(who);
 	return rc;
 }
 
@@ -359,7 +394,8 @@ watch_entry(struct db *db, struct watch *w, const struct atom_entry *e,
 		goto out;
 	}
 	author = watch_author(s.email);
-	if ((rc = watch_budget(db, w, author, err)) != WATCH_DECIDED)
+	if ((rc = watch_budget(db, w, author, err)) != WATCH_DECIDED ||
+	    (rc = watch_charge(db, w, author, err)) != WATCH_DECIDED)
 		goto out;
 	key.subject_key = sj.subject;
 	key.author = author;

@@ -132,8 +132,12 @@ BIG=$(head -c 5000 /dev/zero | tr '\0' x)
 msg "$T/big.mbox" big-title@example.org "[PATCH] mm/swap: $BIG" "" mm/swap.c
 FROM="Oth Er <other@example.org>" msg "$T/big.mbox" after-big@example.org \
     "[PATCH] mm/swap: the good one beside it" "" mm/swap.c
+FROM="Oth Er <other@example.org>" msg "$T/big.mbox" other-2@example.org \
+    "[PATCH] mm/swap: and one more" "" mm/swap.c
 pi_import linux-mm "$T/big.mbox"
-kd_config "[lore]\nallow = $PI_URL\n[watch \"mm2\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/swap.c\npoll = 1\nper_day = 50\npriority = 5\nsearch = no"
+# and a list poster charges the clients' rate bucket ([http] submit_burst
+# 1, submit_per_hour 1 here), one per watch and author
+kd_config "[lore]\nallow = $PI_URL\n[http]\nsubmit_burst = 1\nsubmit_per_hour = 1\n[watch \"mm2\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/swap.c\npoll = 1\nper_day = 50\npriority = 5\nsearch = no"
 ok "restart with a second watch" kd_start
 ok "the good entry beside a 5 kB title is submitted" wait_field \
     "$KD_URL/api/v1/series" \
@@ -143,6 +147,11 @@ ok "the bad entry is listed as skipped" wait_field "$KD_URL/api/v1/watches" \
 curl -fs "$KD_URL/api/v1/watches" >"$T/w.json"
 like "title" "$T/w.json" "with why"
 is "$(jq -r '.watches[0].failures' "$T/w.json")" 0 "and the poll did not fail"
+ok "the same author's next waits for the rate bucket" grep -q \
+    "watch mm2: rate limit: .* from watch mm2: other@example.org" \
+    "$T/kperfcid.log"
+is "$(curl -fs "$KD_URL/api/v1/series" | jq '[.series[] | select(.msgid == "other-2@example.org")] | length')" \
+    0 "and is not submitted"
 
 # ---- a feed that is down --------------------------------------------------
 n_before=$(series_count)
