@@ -159,6 +159,11 @@ auth_client(const struct http_req *r, char *out, size_t n)
 		}
 	}
 	snprintf(out, n, "%s", r->peer);
+	/* an IPv4 client of a dual-stack listener is its IPv4 address:
+	   counted, and grouped by /24, as the same client on IPv4 is */
+	if (!strncasecmp(out, "::ffff:", 7) && !strchr(out + 7, ':') &&
+	    strchr(out + 7, '.'))
+		memmove(out, out + 7, strlen(out + 7) + 1);
 	return out;
 }
 

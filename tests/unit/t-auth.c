@@ -369,6 +369,15 @@ test_proxy(const char *extra)
 		r.peer = "192.0.2.77";
 		is_str(auth_limits_key(&r, &anon), "192.0.2.77",
 		    "an IPv4 address stays itself");
+		r.peer = "::ffff:192.0.2.77";
+		is_str(auth_limits_key(&r, &anon), "192.0.2.77",
+		    "an IPv4 client of a dual-stack listener is its IPv4 "
+		    "address");
+		is_str(auth_client(&r, client, sizeof(client)), "192.0.2.77",
+		    "as the client it is");
+		r.peer = "::ffff:1:2";
+		is_str(auth_client(&r, client, sizeof(client)), "::ffff:1:2",
+		    "an IPv6 address that only starts so stays itself");
 	}
 	http_req_release(&r);
 	{

@@ -39,6 +39,65 @@ open_from(struct http_conns *c, const char *a, int fd)
 	return http_conns_opened(c, (struct sockaddr *)&s, fd);
 }
 
+/* The same for IPv6 (and IPv4-mapped) addresses. */
+static struct sockaddr_in6
+v6(const char *a)
+{
+	struct sockaddr_in6 s;
+
+	memset(&s, 0, sizeof(s));
+	s.sin6_family = AF_INET6;
+	inet_pton(AF_INET6, a, &s.sin6_addr);
+	return s;
+}
+
+static int
+admit6(struct http_conns *c, const char *a)
+{
+	struct sockaddr_in6 s = v6(a);
+
+	return http_conns_admit(c, (struct sockaddr *)&s, sizeof(s));
+}
+
+static struct http_conn_track *
+open6(struct http_conns *c, const char *a)
+{
+	struct sockaddr_in6 s = v6(a);
+
+	return http_conns_opened(c, (struct sockaddr *)&s, -1);
+}
+
+/* An IPv6 /64 is one prefix for per_prefix, as an IPv4 /24 is, and an
+   IPv4 client of a dual-stack socket counts with its /24. */
+static void
+test_caps6(void)
+{
+	struct http_conns_opts o = { .max_connections = 100, .per_prefix = 5,
+	    .reserved = 0, .header_timeout = 100 };
+	struct http_conns *c = http_conns_start(&o);
+	struct http_conn_track *t[20];
+	char a[64];
+	int i, n = 0;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(a, sizeof(a), "2001:db8:1:2::%x", i + 1);
+		if (admit6(c, a))
+			t[n++] = open6(c, a);
+	}
+	is_int(n, 5, "one /64: 5 of 8 addresses let in (per_prefix 5)");
+	ok(admit6(c, "2001:db8:1:3::1"), "another /64 is let in");
+	for (i = 0; i < 5; i++) {
+		snprintf(a, sizeof(a), "192.0.2.%d", i + 1);
+		t[n++] = open_from(c, a, -1);
+	}
+	ok(!admit6(c, "::ffff:192.0.2.99"), "an IPv4-mapped address counts "
+	    "with its IPv4 /24, full here");
+	ok(admit6(c, "::ffff:192.0.3.1"), "and another /24 is let in");
+	while (n)
+		http_conns_closed(c, t[--n]);
+	http_conns_stop(c);
+}
+
 static void
 test_caps(void)
 {
@@ -162,6 +221,7 @@ int
 main(void)
 {
 	test_caps();
+	test_caps6();
 	test_header_deadline();
 	test_response_deadline();
 	return tap_done();
