@@ -119,7 +119,7 @@ series_show_text(const struct series *s, int messages)
 static void
 series_show_usage(void)
 {
-	fprintf(stderr, "usage: kperfci series show (--mbox FILE | --url URL "
+	term_eprintf("usage: kperfci series show (--mbox FILE | --url URL "
 	    "--allow BASE...) [--msgid ID] [--version N] [--json] [--messages]\n");
 }
 
@@ -177,7 +177,7 @@ series_show_parse(int argc, char **argv, struct series_show_args *a)
 		case 'v':
 			a->version = (int)strtol(optarg, &end, 10);
 			if (*end || a->version <= 0) {
-				fprintf(stderr, "kperfci: --version wants a "
+				term_eprintf("kperfci: --version wants a "
 				    "positive number, not '%s'\n", optarg);
 				return 2;
 			}
@@ -185,7 +185,7 @@ series_show_parse(int argc, char **argv, struct series_show_args *a)
 		case 'j': a->json = 1; break;
 		case 'M': a->messages = 1; break;
 		default:
-			fprintf(stderr, "kperfci: series show: unknown option or "
+			term_eprintf("kperfci: series show: unknown option or "
 			    "missing value: %s\n", argv[optind - 1]);
 			series_show_usage();
 			return 2;
@@ -210,10 +210,10 @@ series_show_read(struct series_show_args *a, struct lore_url *lu,
 		if ((strcmp(a->mboxpath, "-") == 0 ? buf_read_fd(data, 0) :
 		    buf_read_file(data, a->mboxpath)) < 0) {
 			if (data->overflow)
-				fprintf(stderr, "kperfci: %s: larger than %u MiB\n",
+				term_eprintf("kperfci: %s: larger than %u MiB\n",
 				    a->mboxpath, LORE_MAX_BYTES >> 20);
 			else
-				fprintf(stderr, "kperfci: %s: %s\n", a->mboxpath,
+				term_eprintf("kperfci: %s: %s\n", a->mboxpath,
 				    strerror(errno));
 			return -1;
 		}
@@ -222,7 +222,7 @@ series_show_read(struct series_show_args *a, struct lore_url *lu,
 	if (lore_parse_url(a->url, a->allow, a->nallow, lu, err) < 0 ||
 	    lore_fetch_thread_allow(lu->base, lu->list, lu->msgid, a->allow,
 	    a->nallow, data, err) < 0) {
-		fprintf(stderr, "kperfci: %s\n", err->data);
+		term_eprintf("kperfci: %s\n", err->data);
 		return -1;
 	}
 	if (!a->msgid)
@@ -239,11 +239,11 @@ series_show_messages(const struct buf *data, struct mbox *mb,
     struct msg **msgs, struct msg ***ptrs, size_t *nmsgs, struct buf *err)
 {
 	if (mbox_split(data->data ? data->data : "", data->len, mb, err) < 0) {
-		fprintf(stderr, "kperfci: %s\n", err->data);
+		term_eprintf("kperfci: %s\n", err->data);
 		return -1;
 	}
 	if (mb->truncated)
-		fprintf(stderr, "kperfci: warning: %zu message(s) cut off, skipped\n",
+		term_eprintf("kperfci: warning: %zu message(s) cut off, skipped\n",
 		    mb->truncated);
 	*msgs = xcalloc(mb->n, sizeof(**msgs));
 	*ptrs = xcalloc(mb->n, sizeof(**ptrs));
@@ -251,7 +251,7 @@ series_show_messages(const struct buf *data, struct mbox *mb,
 		buf_reset(err);
 		if (msg_parse(mb->msgs[i].data, mb->msgs[i].len,
 		    &(*msgs)[*nmsgs], err) < 0) {
-			fprintf(stderr, "kperfci: warning: message %zu: %s\n",
+			term_eprintf("kperfci: warning: message %zu: %s\n",
 			    i + 1, term_clean(err->data));
 			continue;
 		}
@@ -302,7 +302,7 @@ series_cmd(int argc, char **argv, int claims)
 		goto out;
 	buf_reset(&err);
 	if (series_pick(ptrs, nmsgs, a.msgid, a.version, &s, &err) < 0) {
-		fprintf(stderr, "kperfci: %s\n", term_clean(err.data));
+		term_eprintf("kperfci: %s\n", term_clean(err.data));
 		goto out;
 	}
 	if (claims)

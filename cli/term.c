@@ -47,21 +47,42 @@ term_clean(const char *s)
 	return r ? r : "";
 }
 
+static int
+term_vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+	struct buf raw = BUF_INIT(0), out = BUF_INIT(0);
+	int n;
+
+	buf_vaddf(&raw, fmt, ap);
+	term_add(&out, raw.data, raw.len, 1);
+	n = (int)out.len;
+	if (out.len)
+		fwrite(out.data, 1, out.len, f);
+	buf_release(&raw);
+	buf_release(&out);
+	return n;
+}
+
 int
 term_printf(const char *fmt, ...)
 {
-	struct buf raw = BUF_INIT(0), out = BUF_INIT(0);
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	buf_vaddf(&raw, fmt, ap);
+	n = term_vfprintf(stdout, fmt, ap);
 	va_end(ap);
-	term_add(&out, raw.data, raw.len, 1);
-	n = (int)out.len;
-	if (out.len)
-		fwrite(out.data, 1, out.len, stdout);
-	buf_release(&raw);
-	buf_release(&out);
+	return n;
+}
+
+int
+term_eprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = term_vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	return n;
 }

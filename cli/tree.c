@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/term.h"
 #include "cli/tree.h"
 #include "core/build.h"
 #include "core/mbox.h"
@@ -25,7 +26,7 @@
 static int
 tree_usage(void)
 {
-	fprintf(stderr, "usage: kperfci tree import --tarball FILE --name NAME "
+	term_eprintf("usage: kperfci tree import --tarball FILE --name NAME "
 	    "[--dir DIR]\n");
 	return 2;
 }
@@ -56,14 +57,14 @@ cmd_tree_import(int argc, char **argv)
 	if (!tarball || !name || optind != argc)
 		return tree_usage();
 	if (!*name || strchr(name, '/') || name[0] == '.') {
-		fprintf(stderr, "kperfci tree import: invalid tree name \"%s\"\n",
+		term_eprintf("kperfci tree import: invalid tree name \"%s\"\n",
 		    name);
 		return 2;
 	}
 	if (!dir)
 		dir = def = xasprintf("var/trees/%s", name);
 	if (tree_import_tarball(tarball, dir, commit, &err) != 0) {
-		fprintf(stderr, "kperfci tree import: %s\n", err.data);
+		term_eprintf("kperfci tree import: %s\n", err.data);
 		goto out;
 	}
 	printf("%s %s\n", commit, dir);
@@ -117,12 +118,12 @@ cmd_tree_apply(int argc, char **argv)
 	if (!repo || !mboxpath || optind != argc)
 		goto usage;
 	if (buf_read_file(&data, mboxpath) != 0) {
-		fprintf(stderr, "kperfci tree apply: %s: %s\n", mboxpath,
+		term_eprintf("kperfci tree apply: %s: %s\n", mboxpath,
 		    data.overflow ? "too large" : strerror(errno));
 		goto out;
 	}
 	if (mbox_split(data.data ? data.data : "", data.len, &mb, &err) < 0) {
-		fprintf(stderr, "kperfci tree apply: %s\n", err.data);
+		term_eprintf("kperfci tree apply: %s\n", err.data);
 		goto out;
 	}
 	msgs = xcalloc(mb.n + 1, sizeof(*msgs));
@@ -137,29 +138,29 @@ cmd_tree_apply(int argc, char **argv)
 	}
 	buf_reset(&err);
 	if (series_pick(ptrs, nmsgs, NULL, 0, &s, &err) < 0) {
-		fprintf(stderr, "kperfci tree apply: %s\n", err.data);
+		term_eprintf("kperfci tree apply: %s\n", err.data);
 		goto out;
 	}
 	if (tree_choose_base(repo, branch, s.base_commit, base, commit, &kind,
 	    &why) != 0) {
-		fprintf(stderr, "kperfci tree apply: %s\n", why.data);
+		term_eprintf("kperfci tree apply: %s\n", why.data);
 		goto out;
 	}
-	fprintf(stderr, "base %s (%s): %s\n", commit, tree_base_kind_name(kind),
+	term_eprintf("base %s (%s): %s\n", commit, tree_base_kind_name(kind),
 	    why.data);
 	if (tree_apply(repo, commit, s.patches, s.npatches, ref, &a,
 	    &err) != 0) {
-		fprintf(stderr, "kperfci tree apply: %s\n", err.data);
+		term_eprintf("kperfci tree apply: %s\n", err.data);
 		goto out;
 	}
 	for (size_t i = 0; i < a.npaths; i++)
-		fprintf(stderr, "patch %d/%d applied by %s\n",
+		term_eprintf("patch %d/%d applied by %s\n",
 		    s.patches[i].counter, s.patches[i].total, a.paths[i]);
 	printf("%s %s\n", a.commit, commit);
 	rc = 0;
 	goto out;
 usage:
-	fprintf(stderr, "usage: kperfci tree apply --tree REPO --mbox FILE "
+	term_eprintf("usage: kperfci tree apply --tree REPO --mbox FILE "
 	    "[--base REV] [--branch B] [--ref REF]\n");
 	rc = 2;
 out:
@@ -196,15 +197,15 @@ build_progress(void *arg, enum build_state s, int pct)
 	last_state = (int)s;
 	last_pct = pct;
 	if (pct >= 0)
-		fprintf(stderr, "build: %s %d%%\n", build_state_name(s), pct);
+		term_eprintf("build: %s %d%%\n", build_state_name(s), pct);
 	else
-		fprintf(stderr, "build: %s\n", build_state_name(s));
+		term_eprintf("build: %s\n", build_state_name(s));
 }
 
 static int
 build_usage(void)
 {
-	fprintf(stderr, "usage: kperfci build --tree REPO --commit REV "
+	term_eprintf("usage: kperfci build --tree REPO --commit REV "
 	    "[--base REV] --cache DIR [--config TARGET|FILE] "
 	    "[--fragment FILE]... [--jobs N] [--timeout SECONDS] "
 	    "[--quiet]\n");
@@ -268,14 +269,14 @@ cmd_build(int argc, char **argv)
 	}
 	mkdir(cache, 0755);
 	if (!realpath(cache, cache_abs)) {
-		fprintf(stderr, "kperfci build: cache %s: %m\n", cache);
+		term_eprintf("kperfci build: cache %s: %m\n", cache);
 		goto out;
 	}
 	bo.cache_dir = cache_abs;
 	if (!quiet)
 		bo.progress = build_progress;
 	if (tree_resolve(repo, rev, commit) != 0) {
-		fprintf(stderr, "kperfci build: %s is not a commit in %s\n",
+		term_eprintf("kperfci build: %s is not a commit in %s\n",
 		    rev, repo);
 		goto out;
 	}
@@ -285,13 +286,13 @@ cmd_build(int argc, char **argv)
 	spec.nfragments = nfrags;
 	if (base) {
 		if (tree_resolve(repo, base, base_commit) != 0) {
-			fprintf(stderr, "kperfci build: base %s is not a commit "
+			term_eprintf("kperfci build: base %s is not a commit "
 			    "in %s\n", base, repo);
 			goto out;
 		}
 		spec.commit = base_commit;
 		if (build_run(&spec, &bo, &base_res) != 0) {
-			fprintf(stderr, "kperfci build: base: %s\n%s",
+			term_eprintf("kperfci build: base: %s\n%s",
 			    base_res.error, base_res.log_tail);
 			goto out;
 		}
@@ -301,7 +302,7 @@ cmd_build(int argc, char **argv)
 	}
 	spec.commit = commit;
 	if (build_run(&spec, &bo, &res) != 0) {
-		fprintf(stderr, "kperfci build: %s\n%s", res.error, res.log_tail);
+		term_eprintf("kperfci build: %s\n%s", res.error, res.log_tail);
 		goto out;
 	}
 	build_print(base ? "patched" : "build", &res);
