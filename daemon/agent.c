@@ -273,8 +273,8 @@ agent_authorize(const struct http_req *req, const char *name,
     struct http_resp *resp)
 {
 	char client[64];
-	const char *cl = *auth_client(req, client, sizeof(client)) ? client :
-	    NULL;
+	const char *cl = *auth_client_key(req, client, sizeof(client)) ?
+	    client : NULL;
 	/* a name counts only when it is an [agent]'s and a client is known */
 	int known = cl && name && settings_agent_token(&app.settings, name);
 	long wait = agent_auth_blocked(cl);

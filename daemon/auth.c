@@ -208,7 +208,7 @@ auth_identify(const struct http_req *r, int form, struct auth_who *who,
 	int rc = 0;
 
 	auth_set(who, AUTH_ANON, "anonymous");
-	cl = *auth_client(r, client, sizeof(client)) ? client : NULL;
+	cl = *auth_client_key(r, client, sizeof(client)) ? client : NULL;
 	tok = auth_bearer(r, form, &owned);
 	if (!tok) {
 		if (auth_trusted_loopback(r))
@@ -264,6 +264,14 @@ auth_prefix64(char *a, size_t sz)
 	memset(in.s6_addr + 8, 0, 8);
 	if (inet_ntop(AF_INET6, &in, a, sz - 4))
 		strcat(a, "/64");
+}
+
+char *
+auth_client_key(const struct http_req *r, char *out, size_t n)
+{
+	if (*auth_client(r, out, n))
+		auth_prefix64(out, n);
+	return out;
 }
 
 const char *

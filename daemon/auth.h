@@ -102,6 +102,9 @@ const char *auth_limits_key(const struct http_req *,
  * Returns out.
  */
 char	*auth_client(const struct http_req *, char *out, size_t n);
+/* auth_client with an IPv6 address made its /64: the key the failed-token
+   throttles count by (one host's /64 is one client, as an IPv4 address). */
+char	*auth_client_key(const struct http_req *, char *out, size_t n);
 
 
 /* 1 if who may cancel or re-run a series submitted by owner (NULL: by

@@ -269,6 +269,20 @@ test_throttle(void)
 	    429, "then 429, even with a right token");
 	is_int(post("198.51.100.5", "/api/v1/series", URLJ "}", alice, NULL),
 	    202, "another address is not throttled");
+	/* an IPv6 guesser cannot rotate through its /64 */
+	agent_auth_reset();
+	for (i = 0; i < AGENT_AUTH_FAILS; i++) {
+		char a[48];
+
+		snprintf(a, sizeof(a), "2001:db8:7:1::%x", i + 1);
+		st = post(a, "/api/v1/series", URLJ "}", wrong, NULL);
+	}
+	is_int(st, 403, "wrong tokens from %d addresses of one /64: 403",
+	    AGENT_AUTH_FAILS);
+	is_int(post("2001:db8:7:1::ffff", "/api/v1/series", URLJ "}", alice,
+	    NULL), 429, "then the whole /64 gets 429");
+	is_int(post("2001:db8:7:2::1", "/api/v1/series", URLJ "}", alice,
+	    NULL), 202, "another /64 is not throttled");
 	agent_auth_reset();
 }
 
