@@ -6,7 +6,9 @@
 #     submission), nor start track runs without limit;
 #   - eight parallel uploads of 600 kB against a 2 MB quota: at most three
 #     are accepted (the check and the reservation are one step);
-#   - the quota counts a re-run's copy of an upload.
+#   - parsed uploads stay counted (their cover letter and patches), and a
+#     re-run of one is refused with the reason (its mbox is not kept: a
+#     re-run cannot copy it past the quota).
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 
@@ -73,5 +75,11 @@ done
 is "$c" 429 "parsed uploads fill the quota: alice's upload $i is refused"
 like "storage quota" "$T/r.out" "naming the quota"
 ok "after at most three" [ "$i" -le 4 ]
+n=$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')
+is "$(post $ALICE application/json "$T/empty.json" /api/v1/series/$A/rerun)" 409 \
+    "at her quota, a re-run of a parsed upload is refused"
+like "mbox is no longer kept: upload it again" "$T/r.out" "saying why"
+is "$(curl -s "$KD_URL/api/v1/series" | jq '.series | length')" "$n" \
+    "and nothing was stored"
 ok "daemon stops" kd_stop
 test_done
