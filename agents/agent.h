@@ -1,13 +1,18 @@
 /*
  * agent.h: the pieces of kperfci-agent, one file each.
  *
- *   agent_conf.c   agent.conf (one [agent] section, [qemu], [kexec])
+ *   agent_conf.c   agent.conf (one [agent] section, [qemu], [kexec], [lava])
  *   agent_state.c  the job state machine (a pure table), the persisted job,
  *                  the kexec command lines, result parsing
  *   client.c       HTTP to the daemon (libcurl): JSON calls, kernel download
  *   initramfs.c    a cpio "newc" writer
  *   hosttopo.c     this machine's topology from /sys and /proc
+ *   guest.c        what the qemu and LAVA backends share: a boot command
+ *                  run and watched, the job's kernel command line, and
+ *                  what the guest reported turned into an upload
  *   qemu.c         boot backend: emulated 2-socket NUMA guest
+ *   lava.c         LAVA's formats: job definition, job log, job state
+ *   lava_run.c     boot backend: a LAVA device through lava-run
  *   kexec.c        boot backend: bare metal, across a reboot
  *   kperfci-agent.c  main and the protocol loop
  *
@@ -18,14 +23,19 @@
 #define KPERFCI_AGENT_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "lib/buf.h"
+#include "lib/run.h"
 #include "lib/strvec.h"
 
 /* ---- configuration ------------------------------------------------------ */
 
-enum agent_backend { AGENT_QEMU, AGENT_KEXEC };
+enum agent_backend { AGENT_QEMU, AGENT_KEXEC, AGENT_LAVA };
+
+/* "qemu", "kexec", "lava": what agent.conf says and the agent registers. */
+const char *agent_backend_name(enum agent_backend);
 
 struct agent_conf {
 	char	*name;
@@ -52,6 +62,13 @@ struct agent_conf {
 					   "shift=3,sleep=off", or "" */
 	char	*mttcg;			/* auto | on | off: one host thread
 					   per vCPU, no icount (qemu.c) */
+
+	/* lava (lava_run.c; sockets, cores_per_socket, mem_per_node_mb,
+	   boot_timeout and job_timeout describe the device and its runs) */
+	char	*lava_run;		/* argv split on blanks, no shell */
+	char	*lava_device;		/* the device dictionary */
+	char	*lava_device_type;
+	char	*lava_cpu_model;	/* the class's CPU model, or "" */
 
 	/* kexec */
 	char	*kexec_bin;
@@ -206,6 +223,7 @@ struct agent_results {
 	json_t	*probe_hits;	/* object "index" -> hits, from the probe pass */
 	json_t	*probe_errs;	/* object "index" -> true: not registered */
 	int	 probes_done;	/* the probe pass ended */
+	int	 ended;		/* "KPERFCI END": the guest's last line */
 	int	 ready;
 	int	 done;
 	int	 done_rc;
@@ -276,6 +294,67 @@ extern volatile int agent_stopping;
 typedef int (*agent_progress_fn)(void *arg, const char *progress);
 
 /*
+ * guest: the part of a boot that does not depend on how the guest is
+ * started (qemu here, a LAVA device through lava-run).  The caller fills
+ * run (argv, timeout, log) and watch (the file where the guest's
+ * "KPERFCI READY" shows up); guest_run runs it in a thread and watches:
+ * the ready marker (boot-timeout), heartbeats, the lease and the agent
+ * stopping.  Then guest_upload turns what the guest printed into the
+ * upload, the same way for every backend.
+ */
+struct guest_run {
+	const struct agent_conf *c;
+	long long id;
+	int	 attempt;
+	const char *runner;		/* "qemu", "lava-run": in reasons */
+	const char *watch;		/* ready marker file, or NULL */
+	struct run run;			/* filled by the caller */
+	pthread_t th;
+	volatile int cancel;
+	volatile int finished;
+	int	 rc;			/* run_cmd's */
+	double	 t0, t_ready;		/* start; ready marker seen (or 0) */
+	int	 lost;			/* lease lost or agent stopping */
+	int	 boot_timed_out;
+	char	 ended[512];		/* how the run ended, for reasons:
+					   "qemu exit 0" (the caller may
+					   say better) */
+};
+
+/* Zeroes g and takes id and attempt from the job. */
+void	guest_init(struct guest_run *, const struct agent_conf *,
+	    const json_t *job, const char *runner, const char *watch);
+/* Runs and watches g->run until it ends; 0, or -1 when no thread could
+   be started (nothing ran).  g->lost says the lease went or the agent
+   is stopping: then nothing must be uploaded. */
+int	guest_run(struct guest_run *, agent_progress_fn, void *arg);
+/* Starts g->run in a thread / waits for it (for callers with their own
+   watch loop: the KVM probe). */
+int	guest_start(struct guest_run *);
+void	guest_join(struct guest_run *);
+/* The job's kernel command line: console=ttyS0 panic=-1, the job's
+   marker (kperfci.job=ID.ATTEMPT) and the job's extra arguments.  New
+   string. */
+char	*guest_cmdline(const json_t *job);
+/*
+ * Fills upload from the finished guest: status (boot-failed without the
+ * ready marker, done with "KPERFCI DONE rc=0", failed otherwise) and its
+ * reason, samples, profiles, the guest's topology, probes and environment
+ * (how: what it ran under, e.g. "tcg, multi-threaded ..."), boot seconds
+ * and the console's tail.  ar is what agent_results_parse read from the
+ * guest's results text, con its console.
+ */
+void	guest_upload(const struct guest_run *, const json_t *job,
+	    const char *how, const struct agent_results *ar,
+	    const struct buf *con, json_t *upload);
+/* A proto_topology object: sockets, one node per socket. */
+json_t	*guest_topology(int sockets, int cores_per_socket, int mem_per_node_mb,
+	    const char *model);
+/* Whether path holds needle (read whole, up to 16 MiB). */
+int	guest_file_has(const char *path, const char *needle);
+double	guest_now(void);
+
+/*
  * qemu: boots bzimage with the job in an emulated NUMA machine and fills
  * upload (status, reason, samples, profiles, topology, console).  Returns
  * 0 when upload holds a result about the kernel (done, failed or
@@ -300,6 +379,19 @@ void	qemu_argv(const struct agent_conf *, const char *accel,
    a job with probes (proto.h) their list and the probe pass's matrix. */
 int	qemu_initramfs(const struct agent_conf *, const char *matrix,
 	    const json_t *probes, const char *path, struct buf *err);
+
+/*
+ * lava: runs the job on a LAVA device with the real dispatcher: the
+ * qemu backend's initramfs, a job definition (lava.h), `lava-run` with
+ * [lava] device, the job log read back.  Returns as qemu_run_job does;
+ * -1 also when LAVA answered an infrastructure error (the lease is let
+ * go: the daemon offers the job again).
+ */
+int	lava_run_job(const struct agent_conf *, const json_t *job,
+	    const char *bzimage, json_t *upload, agent_progress_fn, void *arg);
+/* The device's topology as [lava] describes it (what the agent
+   registers). */
+json_t	*lava_run_topology(const struct agent_conf *);
 
 /* ---- the changed-functions pass (probe.c) ------------------------------- */
 

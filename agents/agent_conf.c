@@ -2,7 +2,8 @@
  * agent_conf: agent.conf, in the same "[section] key = value" syntax as
  * kperfci.conf (both read by lib/ini.c), with its own small table: the
  * agent does not link the daemon.  An unknown key is an error naming
- * file:line.
+ * file:line.  A key of two sections ([qemu] and [lava] sockets, the
+ * timeouts) sets one field: the backend reads the one it has.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -54,6 +55,16 @@ static const struct ckey keys[] = {
 	{ "kexec", "job-timeout",	C_INT, S(job_timeout), 10, 86400 },
 	{ "kexec", "console-log",	C_STR, S(console_log) },
 	{ "kexec", "pstore",		C_STR, S(pstore_dir) },
+	/* lava: the device describes its machine with the qemu keys */
+	{ "lava", "lava-run",		C_STR, S(lava_run) },
+	{ "lava", "device",		C_STR, S(lava_device) },
+	{ "lava", "device-type",	C_STR, S(lava_device_type) },
+	{ "lava", "cpu-model",		C_STR, S(lava_cpu_model) },
+	{ "lava", "sockets",		C_INT, S(sockets), 1, 8 },
+	{ "lava", "cores-per-socket",	C_INT, S(cores_per_socket), 1, 64 },
+	{ "lava", "memory-per-node",	C_INT, S(mem_per_node_mb), 64, 65536 },
+	{ "lava", "boot-timeout",	C_INT, S(boot_timeout), 5, 3600 },
+	{ "lava", "job-timeout",	C_INT, S(job_timeout), 60, 86400 },
 };
 #undef S
 
@@ -92,6 +103,21 @@ agent_conf_defaults(struct agent_conf *c)
 	set_str(&c->kexec_exec, "systemctl kexec");
 	set_str(&c->reboot_cmd, "systemctl reboot");
 	set_str(&c->pstore_dir, "/sys/fs/pstore");
+	set_str(&c->lava_run, "lava-run");
+	set_str(&c->lava_device, "");
+	set_str(&c->lava_device_type, "qemu");
+	set_str(&c->lava_cpu_model, "");
+}
+
+const char *
+agent_backend_name(enum agent_backend b)
+{
+	switch (b) {
+	case AGENT_QEMU:	return "qemu";
+	case AGENT_KEXEC:	return "kexec";
+	case AGENT_LAVA:	return "lava";
+	}
+	return "?";
 }
 
 void
@@ -141,9 +167,11 @@ set_key(struct agent_conf *c, const char *section, const char *key,
 			c->backend = AGENT_QEMU;
 		else if (strcmp(val, "kexec") == 0)
 			c->backend = AGENT_KEXEC;
+		else if (strcmp(val, "lava") == 0)
+			c->backend = AGENT_LAVA;
 		else {
-			buf_addf(err, "%s:%d: backend: expected qemu or kexec, "
-			    "got '%s'\n", name, line, val);
+			buf_addf(err, "%s:%d: backend: expected qemu, kexec or "
+			    "lava, got '%s'\n", name, line, val);
 			return -1;
 		}
 		break;
@@ -171,9 +199,10 @@ conf_ini_section(void *ctx, const struct ini_item *it)
 	struct conf_ctx *x = ctx;
 
 	if (it->sub || (strcmp(it->section, "agent") &&
-	    strcmp(it->section, "qemu") && strcmp(it->section, "kexec"))) {
+	    strcmp(it->section, "qemu") && strcmp(it->section, "kexec") &&
+	    strcmp(it->section, "lava"))) {
 		buf_addf(x->err, "%s:%d: unknown section [%s%s%s%s] (known: "
-		    "[agent], [qemu], [kexec])\n", it->file, it->line,
+		    "[agent], [qemu], [kexec], [lava])\n", it->file, it->line,
 		    it->section, it->sub ? " \"" : "", it->sub ? it->sub : "",
 		    it->sub ? "\"" : "");
 		return -1;
@@ -190,7 +219,38 @@ conf_ini_key(void *ctx, const struct ini_item *it)
 	    it->line, x->err);
 }
 
-/* The checks that need the whole file: server, accel, mttcg, icount. */
+/* [lava]: what a LAVA job definition can carry (lava.h), and a device
+   dictionary for lava-run. */
+static int
+agent_conf_check_lava(const struct agent_conf *c, const char *name,
+    struct buf *err)
+{
+	int rc = 0;
+
+	if (c->lava_device_type[0] == '\0' ||
+	    strspn(c->lava_device_type, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+	    strlen(c->lava_device_type)) {
+		buf_addf(err, "%s: [lava] device-type: expected a LAVA device "
+		    "type name ([A-Za-z0-9_.-])\n", name);
+		rc = -1;
+	}
+	if (c->backend != AGENT_LAVA)
+		return rc;
+	if (c->lava_device[0] == '\0') {
+		buf_addf(err, "%s: [lava] device: backend = lava needs a device "
+		    "dictionary for lava-run\n", name);
+		rc = -1;
+	}
+	if (strspn(c->lava_run, " ") == strlen(c->lava_run)) {
+		buf_addf(err, "%s: [lava] lava-run: empty\n", name);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* The checks that need the whole file: server, accel, mttcg, icount,
+   [lava]. */
 static int
 agent_conf_check(struct agent_conf *c, const char *name, struct buf *err)
 {
@@ -223,6 +283,8 @@ agent_conf_check(struct agent_conf *c, const char *name, struct buf *err)
 		    "as shift=3,sleep=off\n", name);
 		rc = -1;
 	}
+	if (agent_conf_check_lava(c, name, err) == -1)
+		rc = -1;
 	return rc;
 }
 

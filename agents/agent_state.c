@@ -21,6 +21,7 @@ volatile int agent_stopping;
 #define ANY	-1
 #define Q	AGENT_QEMU
 #define K	AGENT_KEXEC
+#define L	AGENT_LAVA
 
 /*
  * Rows are tried in order; the first match wins, so a specific row
@@ -71,6 +72,8 @@ static const struct agent_transition table[] = {
 	{ AGENT_PH_LEASED,  AGENT_EV_DOWNLOAD_BAD, ANY, AGENT_IN_ANY,
 	  AGENT_PH_IDLE,    AGENT_ACT_DROP },
 	{ AGENT_PH_READY,   AGENT_EV_BOOTED, Q, AGENT_IN_ANY,
+	  AGENT_PH_RESULTS, AGENT_ACT_UPLOAD },
+	{ AGENT_PH_READY,   AGENT_EV_BOOTED, L, AGENT_IN_ANY,
 	  AGENT_PH_RESULTS, AGENT_ACT_UPLOAD },
 	{ AGENT_PH_RUNNING, AGENT_EV_RAN, K, AGENT_IN_ANY,
 	  AGENT_PH_RESULTS, AGENT_ACT_UPLOAD },
@@ -432,6 +435,7 @@ topo_set(struct agent_results *r, const char *key, json_t *v)
  * "KPERFCI PROBE f3 1234"	kprobe_profile: event f3 (probe 3), hits
  * "KPERFCI PROBE-ERR 3"	probe 3 could not be registered
  * "KPERFCI PROBES-DONE"
+ * "KPERFCI END"	the guest's last line (a LAVA boot action waits for it)
  */
 static void
 parse_probe_marker(struct agent_results *r, char *s)
@@ -500,6 +504,8 @@ parse_marker(struct agent_results *r, char *s)
 {
 	if (strcmp(s, "READY") == 0)
 		r->ready = 1;
+	else if (strcmp(s, "END") == 0)
+		r->ended = 1;
 	else if (strncmp(s, "DONE rc=", 8) == 0) {
 		r->done = 1;
 		r->done_rc = atoi(s + 8);

@@ -1,7 +1,8 @@
 /*
  * kperfci-agent: one test machine.  Registers its topology, then loops:
- * lease a job, download and verify its kernel, boot it (qemu or kexec),
- * run the workloads, upload the results, lease the next.
+ * lease a job, download and verify its kernel, boot it (qemu, kexec, or a
+ * LAVA device through lava-run), run the workloads, upload the results,
+ * lease the next.
  *
  *	kperfci-agent -c agent.conf [-d] [-n] [--once]
  *	  -d  debug logging   -n  check the configuration and exit
@@ -85,6 +86,8 @@ topology(struct agent *a)
 
 	if (a->conf.backend == AGENT_QEMU)
 		return qemu_topology(&a->conf);
+	if (a->conf.backend == AGENT_LAVA)
+		return lava_run_topology(&a->conf);
 	if ((t = hosttopo_read("", &err)) == NULL)
 		fatalx("topology: %s", err.data);
 	buf_release(&err);
@@ -102,7 +105,7 @@ agent_register(struct agent *a)
 		json_object_set_new(req, PROTO_AGENT,
 		    json_string(a->conf.name));
 		json_object_set_new(req, PROTO_BACKEND, json_string(
-		    a->conf.backend == AGENT_QEMU ? "qemu" : "kexec"));
+		    agent_backend_name(a->conf.backend)));
 		json_object_set_new(req, PROTO_KERNEL_RELEASE,
 		    json_string(a->release));
 		json_object_set_new(req, PROTO_TOPOLOGY, topology(a));
@@ -352,17 +355,20 @@ aged_newest_first(const void *x, const void *y)
 	return a->mtime < b->mtime ? 1 : a->mtime > b->mtime ? -1 : 0;
 }
 
-/* Removes a job directory: the files the qemu backend writes, then it. */
+/* Removes a job directory: the files the qemu and LAVA backends write
+   (lava-run's output directory "lava" with them), then it. */
 static void
 remove_job_dir(const char *dir)
 {
 	static const char *const files[] = { "initramfs.cpio", "console.log",
-	    "results.log" };
+	    "results.log", "job.yaml", "lava.log", "lava/description.yaml",
+	    "lava/result.yaml", "lava" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *p = xasprintf("%s/%s", dir, files[i]);
 
-		unlink(p);
+		if (unlink(p) == -1 && errno == EISDIR)
+			rmdir(p);
 		free(p);
 	}
 	if (rmdir(dir) == -1 && errno != ENOENT)
@@ -425,7 +431,7 @@ prune(const struct agent_conf *c, const char *sub, const char *prefix,
 }
 
 /* BOOT: kexec into the job's kernel (back here only on failure), or run
-   the job under qemu. */
+   the job under qemu or on the LAVA device. */
 static enum agent_event
 do_boot(struct agent *a)
 {
@@ -448,16 +454,21 @@ do_boot(struct agent *a)
 	}
 	json_decref(a->job.upload);
 	a->job.upload = json_object();
-	rc = qemu_run_job(&a->conf, a->job.job, bz, a->job.upload, heartbeat,
-	    a);
+	if (a->conf.backend == AGENT_LAVA)
+		rc = lava_run_job(&a->conf, a->job.job, bz, a->job.upload,
+		    heartbeat, a);
+	else
+		rc = qemu_run_job(&a->conf, a->job.job, bz, a->job.upload,
+		    heartbeat, a);
 	free(bz);
 	if (rc == 0) {
 		a->handled++;
 		ev = AGENT_EV_BOOTED;
 	} else {
-		/* Lease lost, stopping, or the agent itself could not
-		   start qemu: not the kernel's fault, so no result; the
-		   lease expires. */
+		/* Lease lost, stopping, the agent itself could not start
+		   qemu, or LAVA's infrastructure failed: not the kernel's
+		   fault, so no result; the lease expires and the daemon
+		   offers the job again. */
 		ev = AGENT_EV_LEASE_LOST;
 		if (rc == -1 && !agent_stopping)
 			nap(a->conf.poll_seconds);
@@ -662,7 +673,7 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		printf("%s: ok (agent %s, backend %s, server %s)\n", conf,
-		    a.conf.name, a.conf.backend == AGENT_QEMU ? "qemu" : "kexec",
+		    a.conf.name, agent_backend_name(a.conf.backend),
 		    a.conf.server);
 		agent_conf_release(&a.conf);
 		return 0;

@@ -235,3 +235,28 @@ out:
 	buf_release(&karg);
 	return rc;
 }
+
+int
+lava_file_url(struct buf *out, const char *path)
+{
+	const char *p;
+
+	if (path[0] != '/' || strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789/._+-") != strlen(path))
+		return -1;
+	for (p = path; p; p = strchr(p + 1, '/')) {
+		size_t n = strcspn(p + 1, "/");
+
+		if ((n == 1 && p[1] == '.') || (n == 2 && !strncmp(p + 1, "..",
+		    2)))
+			return -1;
+	}
+	buf_addf(out, "file://%s", path);
+	return 0;
+}
+
+void
+lava_job_name(long long id, int attempt, char *out, size_t n)
+{
+	snprintf(out, n, "kperfci-%lld.%d", id, attempt);
+}

@@ -73,5 +73,13 @@ void	lava_state_release(struct lava_job_state *);
 int	lava_job_yaml(struct buf *out, const char *name,
 	    const char *device_type, const char *kernel_url,
 	    const char *initrd_url, const char *append, int timeout_min);
+/*
+ * Appends the file:// URL of path to out: an absolute path of
+ * [A-Za-z0-9/._+-] only, no "." or ".." component (LAVA takes the URL's
+ * path as it stands, without percent-decoding: -1 for anything else).
+ */
+int	lava_file_url(struct buf *out, const char *path);
+/* The job name of a kperfci job attempt ("kperfci-ID.ATTEMPT") into out. */
+void	lava_job_name(long long id, int attempt, char *out, size_t n);
 
 #endif

@@ -5,20 +5,17 @@
  * matrix and a small /init).  The guest prints marker lines and samples on
  * its second serial port (ttyS1 -> results.log); ttyS0 is the console log.
  *
- * DESIGN.  qemu runs in a thread (run_cmd, own process group, job
- * timeout); this thread watches results.log for the READY marker (boot
- * timeout), sends heartbeats and cancels qemu when the lease is lost.
- * Whatever happens to the guest ends as an upload: a kernel that panics or
- * never reaches READY is "boot-failed" with its console, not an error of
- * the agent.
+ * DESIGN.  qemu runs under guest_run (guest.c): a thread runs it (own
+ * process group, job timeout) while the agent's thread watches
+ * results.log for the READY marker (boot timeout), sends heartbeats and
+ * cancels qemu when the lease is lost; guest_upload turns the guest's
+ * output into the result, as for the LAVA backend.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agents/agent.h"
@@ -84,6 +81,8 @@ static const char init_script[] =
 	"\tdone < $K/kprobe_profile\n"
 	"\techo 'KPERFCI PROBES-DONE' >&3\n"
 	"fi\n"
+	"# the end of the output: a LAVA device's boot action waits for it\n"
+	"echo 'KPERFCI END' >&3\n"
 	"sync\n"
 	"poweroff -f\n"
 	"reboot -f\n";
@@ -98,10 +97,8 @@ static const char probe_script[] =
 json_t *
 qemu_topology(const struct agent_conf *c)
 {
-	json_t *t = json_object(), *nodes = json_array();
 	char model[256] = "unknown", line[512];
 	FILE *f;
-	int cpus = c->sockets * c->cores_per_socket;
 
 	if ((f = fopen("/proc/cpuinfo", "r"))) {
 		while (fgets(line, sizeof(line), f))
@@ -116,25 +113,10 @@ qemu_topology(const struct agent_conf *c)
 			}
 		fclose(f);
 	}
-	for (int s = 0; s < c->sockets; s++) {
-		snprintf(line, sizeof(line), "%d-%d", s * c->cores_per_socket,
-		    (s + 1) * c->cores_per_socket - 1);
-		if (c->cores_per_socket == 1)
-			snprintf(line, sizeof(line), "%d", s);
-		json_array_append_new(nodes, json_string(line));
-	}
 	/* The class names what the workloads see: an emulated machine. */
 	snprintf(line, sizeof(line), "QEMU (host %.200s)", model);
-	json_object_set_new(t, PROTO_SOCKETS, json_integer(c->sockets));
-	json_object_set_new(t, PROTO_NODES, json_integer(c->sockets));
-	json_object_set_new(t, PROTO_CPUS, json_integer(cpus));
-	json_object_set_new(t, PROTO_CORES, json_integer(cpus));
-	json_object_set_new(t, PROTO_THREADS, json_integer(1));
-	json_object_set_new(t, PROTO_CPU_MODEL, json_string(line));
-	json_object_set_new(t, PROTO_MEMORY_MB,
-	    json_integer((long long)c->sockets * c->mem_per_node_mb));
-	json_object_set_new(t, PROTO_NODE_CPUS, nodes);
-	return t;
+	return guest_topology(c->sockets, c->cores_per_socket,
+	    c->mem_per_node_mb, line);
 }
 
 /*
@@ -321,44 +303,6 @@ qemu_initramfs(const struct agent_conf *c, const char *matrix,
 	return build_initramfs(c, init_script, matrix, probes, 1, path, err);
 }
 
-struct qrun {
-	struct run	 run;
-	volatile int	 cancel;
-	volatile int	 finished;
-	int		 rc;
-};
-
-static void *
-qemu_thread(void *arg)
-{
-	struct qrun *r = arg;
-
-	r->rc = run_cmd(&r->run);
-	r->finished = 1;
-	return NULL;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int
-file_has(const char *path, const char *needle)
-{
-	struct buf b = BUF_INIT(16 * 1024 * 1024);
-	int found;
-
-	found = buf_read_file(&b, path) == 0 && b.data &&
-	    memmem(b.data, b.len, needle, strlen(needle)) != NULL;
-	buf_release(&b);
-	return found;
-}
-
 /*
  * Runs the probe guest, sending heartbeats (progress "probing KVM") while
  * it boots: the probe may take its whole timeout, longer than a lease.
@@ -367,31 +311,33 @@ static void
 qemu_probe_run(const struct agent_conf *c, struct strvec *a,
     const char *console, agent_progress_fn progress, void *arg)
 {
-	struct qrun r;
-	pthread_t th;
-	double t0 = now(), last_hb = t0;
+	struct guest_run g;
+	double last_hb;
 
-	memset(&r, 0, sizeof(r));
-	r.run.argv = strvec_argv(a);
-	r.run.timeout_sec = c->kvm_probe_timeout;
-	r.run.log_path = console;
-	r.run.cancel = &r.cancel;
-	if (pthread_create(&th, NULL, qemu_thread, &r) != 0) {
-		run_cmd(&r.run);
+	memset(&g, 0, sizeof(g));
+	g.c = c;
+	g.runner = "qemu";
+	g.run.argv = strvec_argv(a);
+	g.run.timeout_sec = c->kvm_probe_timeout;
+	g.run.log_path = console;
+	g.run.cancel = &g.cancel;
+	if (guest_start(&g) == -1) {
+		run_cmd(&g.run);
 		return;
 	}
-	while (!r.finished) {
+	last_hb = g.t0;
+	while (!g.finished) {
 		usleep(250000);
 		if (agent_stopping)
-			r.cancel = 1;
-		if (progress && now() - last_hb >= c->heartbeat_seconds) {
-			last_hb = now();
+			g.cancel = 1;
+		if (progress && guest_now() - last_hb >= c->heartbeat_seconds) {
+			last_hb = guest_now();
 			progress(arg, "probing KVM");
 		}
 	}
-	pthread_join(th, NULL);
-	log_info("qemu: KVM probe ran %.1f s (%s)", now() - t0,
-	    run_status(&r.run));
+	guest_join(&g);
+	log_info("qemu: KVM probe ran %.1f s (%s)", guest_now() - g.t0,
+	    run_status(&g.run));
 }
 
 const char *
@@ -443,7 +389,7 @@ qemu_accel_progress(const struct agent_conf *c, const char *bzimage,
 	qemu_build_argv(c, "kvm", bzimage, initrd,
 	    "console=ttyS0 panic=-1 quiet", console, results, &a);
 	qemu_probe_run(c, &a, console, progress, arg);
-	if (file_has(results, "KPERFCI READY"))
+	if (guest_file_has(results, "KPERFCI READY"))
 		ans = "kvm";
 	log_info("qemu: KVM probe %s: using %s", ans[0] == 'k' ?
 	    "booted" : "failed", ans);
@@ -462,281 +408,75 @@ decided:
 	return ans;
 }
 
-/* JSON strings must be UTF-8: console bytes from a dying kernel may not
-   be.  Keep printable ASCII, newlines and tabs; replace the rest. */
-static json_t *
-text_json(const char *p, size_t n)
-{
-	char *s = xmalloc(n + 1);
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)p[i];
-
-		s[i] = (ch == '\n' || ch == '\t' || (ch >= 0x20 && ch < 0x7f)) ?
-		    (char)ch : (ch == '\r' ? ' ' : '?');
-	}
-	s[n] = '\0';
-	json_t *j = json_stringn(s, n);
-	free(s);
-	return j;
-}
-
-/* The console's panic line, or NULL. */
-static char *
-panic_line(const struct buf *con)
-{
-	const char *p;
-	size_t n;
-
-	if (con->data == NULL || (p = memmem(con->data, con->len,
-	    "Kernel panic", 12)) == NULL)
-		return NULL;
-	n = strcspn(p, "\r\n");
-	return xstrndup(p, n > 300 ? 300 : n);
-}
-
-/* What the steps of one qemu_run_job share. */
-struct qemu_job {
-	const struct agent_conf *c;
-	long long id;
-	int	 attempt;
-	const char *results;		/* the guest's results log */
-	struct qrun *r;
-	double	 t0, t_ready;		/* boot start; ready marker (or 0) */
-	int	 lost;			/* lease lost or agent stopping */
-	int	 boot_timed_out;
-};
-
-/* The kernel command line: console, the job's marker and the job's
-   extra arguments; then qemu's argv in *a. */
-static void
-qemu_job_argv(const struct qemu_job *j, const json_t *job, const char *accel,
-    const char *bzimage, const char *initrd, const char *console,
-    struct strvec *a)
-{
-	const char *extra = json_string_value(json_object_get(job,
-	    PROTO_CMDLINE));
-	char marker[64], *append;
-
-	agent_state_marker(j->id, j->attempt, marker, sizeof(marker));
-	append = xasprintf("console=ttyS0 panic=-1 %s%s%s", marker,
-	    extra && *extra ? " " : "", extra ? extra : "");
-	qemu_build_argv(j->c, accel, bzimage, initrd, append, console,
-	    j->results, a);
-	free(append);
-}
-
-/* Watches the running guest until qemu ends: notes the ready marker,
-   stops a guest that never gets ready, sends heartbeats, and stops the
-   guest when the lease is lost or the agent is stopping. */
-static void
-qemu_job_watch(struct qemu_job *j, agent_progress_fn progress, void *arg)
-{
-	const struct agent_conf *c = j->c;
-	struct qrun *r = j->r;
-	double last_hb = j->t0;
-
-	while (!r->finished) {
-		usleep(250000);
-		if (agent_stopping && !r->cancel) {
-			j->lost = 1;
-			r->cancel = 1;
-		}
-		if (!j->t_ready && file_has(j->results, "KPERFCI READY")) {
-			j->t_ready = now();
-			log_info("job %lld.%d: guest ready after %.1f s", j->id,
-			    j->attempt, j->t_ready - j->t0);
-		}
-		if (!j->t_ready && !r->cancel && now() - j->t0 >
-		    c->boot_timeout) {
-			log_warnx("job %lld.%d: no ready marker after %d s",
-			    j->id, j->attempt, c->boot_timeout);
-			j->boot_timed_out = 1;
-			r->cancel = 1;
-		}
-		if (progress && now() - last_hb >= c->heartbeat_seconds) {
-			last_hb = now();
-			if (progress(arg, j->t_ready ? "running" : "booting") ==
-			    -1 && !r->cancel) {
-				log_warnx("job %lld.%d: lease lost; stopping "
-				    "the guest", j->id, j->attempt);
-				j->lost = 1;
-				r->cancel = 1;
-			}
-		}
-	}
-}
-
-/* The job's status from what the guest reported, with the reason of a
-   boot failure or a failed run set in upload. */
-static const char *
-qemu_job_status(const struct qemu_job *j, const struct agent_results *ar,
-    const struct buf *con, json_t *upload)
-{
-	char *pl = panic_line(con);
-	const char *status, *vanished;
-
-	if (!ar->ready) {
-		status = PROTO_ST_BOOT_FAILED;
-		if (pl)
-			vanished = pl;
-		else if (j->boot_timed_out)
-			vanished = "no ready marker from the guest within the "
-			    "boot timeout";
-		else
-			vanished = "the guest ended before the ready marker";
-		json_object_set_new(upload, PROTO_REASON, json_string(vanished));
-	} else if (ar->done && ar->done_rc == 0) {
-		status = PROTO_ST_DONE;
-	} else {
-		struct buf why = BUF_INIT(PROTO_MAX_TEXT);
-
-		status = PROTO_ST_FAILED;
-		if (ar->done)
-			buf_addf(&why, "kperfci-load exited %d", ar->done_rc);
-		else if (pl)
-			buf_addf(&why, "%s", pl);
-		else
-			buf_addf(&why, "workloads did not finish (qemu %s)",
-			    run_status(&j->r->run));
-		for (size_t i = 0; i < json_array_size(ar->errors) && i < 5; i++)
-			buf_addf(&why, "; %s", json_string_value(
-			    json_array_get(ar->errors, i)));
-		json_object_set_new(upload, PROTO_REASON,
-		    text_json(why.data, strnlen(why.data, PROTO_MAX_TEXT - 1)));
-		buf_release(&why);
-	}
-	free(pl);
-	return status;
-}
-
-/* The guest's topology, when it reported one that checks. */
-static void
-qemu_job_topology(long long id, const struct agent_results *ar,
-    json_t *upload)
-{
-	struct buf terr = BUF_INIT(256);
-	json_t *t;
-
-	if (!ar->topology)
-		return;
-	t = json_deep_copy(ar->topology);
-	if (json_object_get(t, PROTO_CPU_MODEL) == NULL)
-		json_object_set_new(t, PROTO_CPU_MODEL, json_string("unknown"));
-	if (proto_check(t, proto_topology, "topology.", &terr) == 0)
-		json_object_set_new(upload, PROTO_TOPOLOGY, t);
-	else {
-		log_warnx("job %lld: guest topology: %s", id, terr.data);
-		json_decref(t);
-	}
-	buf_release(&terr);
-}
-
-/* Fills upload from the finished guest: status, samples, profiles,
-   topology, probes, boot time and the console's end. */
-static void
-qemu_job_upload(const struct qemu_job *j, const json_t *job,
-    const char *accel, struct agent_results *ar, const struct buf *con,
-    json_t *upload)
-{
-	const char *status = qemu_job_status(j, ar, con, upload);
-	char how[160];
-
-	json_object_set_new(upload, PROTO_STATUS, json_string(status));
-	json_object_set(upload, PROTO_SAMPLES, ar->samples);
-	json_object_set(upload, PROTO_PROFILES, ar->profiles);
-	qemu_job_topology(j->id, ar, upload);
-	qemu_accel_words(j->c, accel, how, sizeof(how));
-	probe_upload(json_object_get(job, PROTO_PROBES), ar, how, upload);
-	if (j->t_ready)
-		json_object_set_new(upload, PROTO_BOOT_SECONDS,
-		    json_real(j->t_ready - j->t0));
-	if (con->len > PROTO_MAX_CONSOLE)
-		json_object_set_new(upload, PROTO_CONSOLE, text_json(con->data +
-		    con->len - PROTO_MAX_CONSOLE, PROTO_MAX_CONSOLE));
-	else
-		json_object_set_new(upload, PROTO_CONSOLE, text_json(con->data ?
-		    con->data : "", con->len));
-	log_info("job %lld.%d: %s, %zu samples, %zu profiles", j->id,
-	    j->attempt, status, json_array_size(ar->samples),
-	    json_array_size(ar->profiles));
-}
-
 int
 qemu_run_job(const struct agent_conf *c, const json_t *job,
     const char *bzimage, json_t *upload, agent_progress_fn progress,
     void *arg)
 {
-	struct qemu_job j = { .c = c };
 	const char *matrix = json_string_value(json_object_get(job,
 	    PROTO_MATRIX));
-	char *dir, *initrd, *console, *results;
+	char *dir, *initrd, *console, *results, *append, how[160];
 	struct buf err = BUF_INIT(4096), con = BUF_INIT(64 * 1024 * 1024),
 	    res = BUF_INIT(PROTO_MAX_BODY);
 	struct agent_results ar;
 	struct strvec a = STRVEC_INIT;
+	struct guest_run *g = xmalloc(sizeof(*g));
 	double t_build;
 	const char *accel;
 	int rc = -1;
-	pthread_t th;
 
-	j.id = json_integer_value(json_object_get(job, PROTO_ID));
-	j.attempt = (int)json_integer_value(json_object_get(job,
-	    PROTO_ATTEMPT));
-	j.r = xcalloc(1, sizeof(*j.r));
 	agent_results_init(&ar);
-	dir = xasprintf("%s/job-%lld-%d", c->state_dir, j.id, j.attempt);
+	dir = xasprintf("%s/job-%lld-%lld", c->state_dir,
+	    json_integer_value(json_object_get(job, PROTO_ID)),
+	    json_integer_value(json_object_get(job, PROTO_ATTEMPT)));
 	initrd = xasprintf("%s/initramfs.cpio", dir);
 	console = xasprintf("%s/console.log", dir);
-	j.results = results = xasprintf("%s/results.log", dir);
+	results = xasprintf("%s/results.log", dir);
+	guest_init(g, c, job, "qemu", results);
 	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
 		log_warn("%s", dir);
 		goto out;
 	}
 	unlink(console);
 	unlink(results);
-	t_build = now();
+	t_build = guest_now();
 	if (qemu_initramfs(c, matrix, json_object_get(job, PROTO_PROBES),
 	    initrd, &err) == -1) {
-		error("job %lld: %s", j.id, err.data);
+		error("job %lld: %s", g->id, err.data);
 		goto out;
 	}
-	t_build = now() - t_build;
+	t_build = guest_now() - t_build;
 	accel = qemu_accel_progress(c, bzimage, progress, arg);
-	qemu_job_argv(&j, job, accel, bzimage, initrd, console, &a);
-	j.r->run.argv = strvec_argv(&a);
-	j.r->run.timeout_sec = c->job_timeout;
-	j.r->run.log_path = console;	/* qemu's own complaints too */
-	j.r->run.cancel = &j.r->cancel;
-	log_info("job %lld.%d: booting %s under %s (initramfs %.2f s)", j.id,
-	    j.attempt, bzimage, accel, t_build);
-	j.t0 = now();
-	if (pthread_create(&th, NULL, qemu_thread, j.r) != 0) {
-		error("job %lld: cannot start the qemu thread", j.id);
-		goto out;
-	}
-	if (progress)
-		progress(arg, "booting");
-	qemu_job_watch(&j, progress, arg);
-	pthread_join(th, NULL);
-	if (j.lost)
+	append = guest_cmdline(job);
+	qemu_build_argv(c, accel, bzimage, initrd, append, console, results,
+	    &a);
+	free(append);
+	g->run.argv = strvec_argv(&a);
+	g->run.timeout_sec = c->job_timeout;
+	g->run.log_path = console;	/* qemu's own complaints too */
+	log_info("job %lld.%d: booting %s under %s (initramfs %.2f s)", g->id,
+	    g->attempt, bzimage, accel, t_build);
+	if (guest_run(g, progress, arg) == -1 || g->lost)
 		goto out;
 	buf_read_file(&con, console);
 	buf_read_file(&res, results);
 	if (res.data)
 		agent_results_parse(&ar, res.data, res.len);
-	qemu_job_upload(&j, job, accel, &ar, &con, upload);
+	qemu_accel_words(c, accel, how, sizeof(how));
+	guest_upload(g, job, how, &ar, &con, upload);
 	rc = 0;
 out:
+	if (g->lost)
+		rc = 1;
 	strvec_clear(&a);
 	agent_results_release(&ar);
 	buf_release(&err);
 	buf_release(&con);
 	buf_release(&res);
-	free(j.r);
+	free(g);
 	free(dir);
 	free(initrd);
 	free(console);
 	free(results);
-	return j.lost ? 1 : rc;
+	return rc;
 }

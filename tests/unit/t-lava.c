@@ -3,7 +3,11 @@
  * lava-run 2023.01 (Debian bookworm) booting the reference kernel under
  * TCG on the qemu device of tests/fixtures/lava/ (one passed; one where
  * the guest powered off before LAVA saw its kernel start: Infrastructure),
- * a server's job state, and the job definition's quoting.
+ * a server's job state, and the job definition's quoting.  Then the
+ * LAVA backend's own pieces (lava_run.c, guest.c): the file:// URLs and
+ * job names it writes, agent.conf's [lava], the device's registered
+ * topology, the job's command line, and the shared upload path on what
+ * lava-run's log carried (as the qemu backend's results port).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +15,171 @@
 #include "agents/agent.h"
 #include "agents/lava.h"
 #include "lib/buf.h"
+#include "lib/proto.h"
 #include "tests/unit/tap.h"
 
 #define FIX KPERFCI_SRCDIR "/tests/fixtures/lava/"
+
+static void
+test_urls(void)
+{
+	struct buf u = BUF_INIT(0);
+	char name[64];
+
+	ok(lava_file_url(&u, "/var/lib/kperfci-agent/job-3-1/initramfs.cpio")
+	    == 0 && !strcmp(u.data,
+	    "file:///var/lib/kperfci-agent/job-3-1/initramfs.cpio"),
+	    "file:// URL of an absolute path");
+	buf_reset(&u);
+	ok(lava_file_url(&u, "state/k.bzImage") == -1, "a relative path is "
+	    "refused");
+	ok(lava_file_url(&u, "/tmp/a b/k") == -1 &&
+	    lava_file_url(&u, "/tmp/%41/k") == -1 &&
+	    lava_file_url(&u, "/tmp/k'") == -1,
+	    "a blank, a %% and a quote are refused (LAVA does not decode)");
+	ok(lava_file_url(&u, "/tmp/../etc/k") == -1 &&
+	    lava_file_url(&u, "/tmp/./k") == -1 &&
+	    lava_file_url(&u, "/tmp/..k/.k") == 0,
+	    "'.' and '..' components refused, names starting with a dot not");
+	buf_release(&u);
+	lava_job_name(12, 3, name, sizeof(name));
+	is_str(name, "kperfci-12.3", "job name");
+}
+
+static void
+test_conf(void)
+{
+	struct agent_conf c;
+	struct buf err = BUF_INIT(4096);
+	json_t *t;
+
+	agent_conf_defaults(&c);
+	ok(agent_conf_parse(&c, "a.conf", "[agent]\nbackend = lava\n[lava]\n"
+	    "lava-run = sudo -n /usr/bin/lava-run\ndevice = /etc/d.yaml\n"
+	    "sockets = 2\ncores-per-socket = 4\nmemory-per-node = 512\n"
+	    "job-timeout = 600\nboot-timeout = 90\n", &err) == 0,
+	    "[lava] parses: %s", err.data ? err.data : "");
+	ok(c.backend == AGENT_LAVA && !strcmp(agent_backend_name(c.backend),
+	    "lava"), "backend lava");
+	ok(!strcmp(c.lava_run, "sudo -n /usr/bin/lava-run") &&
+	    !strcmp(c.lava_device, "/etc/d.yaml") &&
+	    !strcmp(c.lava_device_type, "qemu"),
+	    "lava-run, device, device-type (default qemu)");
+	ok(c.job_timeout == 600 && c.boot_timeout == 90 && c.sockets == 2 &&
+	    c.cores_per_socket == 4, "the machine and timeouts from [lava]");
+	t = lava_run_topology(&c);
+	ok(json_integer_value(json_object_get(t, PROTO_NODES)) == 2 &&
+	    json_integer_value(json_object_get(t, PROTO_CPUS)) == 8 &&
+	    json_integer_value(json_object_get(t, PROTO_MEMORY_MB)) == 1024 &&
+	    !strcmp(json_string_value(json_object_get(t, PROTO_CPU_MODEL)),
+	    "LAVA device type qemu") &&
+	    !strcmp(json_string_value(json_array_get(json_object_get(t,
+	    PROTO_NODE_CPUS), 1)), "4-7"),
+	    "registered topology: 2 nodes of 4 CPUs, class named by the "
+	    "device type");
+	ok(proto_check(t, proto_topology, "", &err) == 0,
+	    "it checks as a topology");
+	json_decref(t);
+	agent_conf_release(&c);
+
+	buf_reset(&err);
+	agent_conf_defaults(&c);
+	ok(agent_conf_parse(&c, "a.conf", "[agent]\nbackend = lava\n", &err)
+	    == -1 && strstr(err.data, "[lava] device: backend = lava needs"),
+	    "backend = lava without a device is refused");
+	agent_conf_release(&c);
+	buf_reset(&err);
+	agent_conf_defaults(&c);
+	ok(agent_conf_parse(&c, "a.conf", "[lava]\ndevice-type = qemu x\n",
+	    &err) == -1 && strstr(err.data, "device-type: expected"),
+	    "a device type LAVA would not take is refused");
+	agent_conf_release(&c);
+	buf_reset(&err);
+	agent_conf_defaults(&c);
+	ok(agent_conf_parse(&c, "a.conf", "[lava]\njob-timeout = 30\n", &err)
+	    == -1 && strstr(err.data, "a.conf:2: job-timeout"),
+	    "job-timeout: LAVA counts in minutes, at least 60 s");
+	agent_conf_release(&c);
+	ok(agent_state_next(AGENT_PH_READY, AGENT_EV_BOOTED, AGENT_LAVA,
+	    AGENT_IN_HOME) && agent_state_next(AGENT_PH_READY,
+	    AGENT_EV_BOOTED, AGENT_LAVA, AGENT_IN_HOME)->action ==
+	    AGENT_ACT_UPLOAD, "state table: a LAVA run that booted uploads");
+	buf_release(&err);
+}
+
+/* The upload the LAVA backend builds from a job log: the qemu backend's
+   path (guest_upload) on the console LAVA kept. */
+static void
+test_upload(const struct buf *passlog)
+{
+	struct agent_conf c;
+	struct guest_run g;
+	struct agent_results ar;
+	struct lava_log l;
+	json_t *job = json_pack("{s:I,s:I,s:s}", PROTO_ID, (json_int_t)5,
+	    PROTO_ATTEMPT, (json_int_t)2, PROTO_CMDLINE, "mitigations=off"),
+	    *up = json_object();
+	const char *pan = "{\"lvl\": \"target\", \"msg\": \"Linux version 6\"}\n"
+	    "{\"lvl\": \"target\", \"msg\": \"Kernel panic - not syncing: "
+	    "VFS\"}\n";
+	char *cmd = guest_cmdline(job);
+
+	is_str(cmd, "console=ttyS0 panic=-1 kperfci.job=5.2 mitigations=off",
+	    "the job's kernel command line: console, marker, extra");
+	free(cmd);
+	agent_conf_defaults(&c);
+	guest_init(&g, &c, job, "lava-run", NULL);
+	ok(g.id == 5 && g.attempt == 2, "guest_init: id and attempt");
+
+	lava_log_init(&l);
+	lava_log_parse(&l, passlog->data, passlog->len);
+	agent_results_init(&ar);
+	agent_results_parse(&ar, l.console.data, l.console.len);
+	ok(ar.ended, "the guest's KPERFCI END is a marker, not junk");
+	guest_upload(&g, job, "LAVA device type qemu", &ar, &l.console, up);
+	is_str(json_string_value(json_object_get(up, PROTO_STATUS)), "done",
+	    "upload: done");
+	ok(json_array_size(json_object_get(up, PROTO_SAMPLES)) == 1 &&
+	    json_integer_value(json_object_get(json_object_get(up,
+	    PROTO_TOPOLOGY), PROTO_NODES)) == 2,
+	    "upload: the sample and the guest's topology");
+	ok(strstr(json_string_value(json_object_get(up, PROTO_CONSOLE)),
+	    "Linux version 6.12") != NULL, "upload: the console");
+	is_str(json_string_value(json_object_get(json_object_get(up,
+	    PROTO_ENVIRONMENT), "accel")), "LAVA device type qemu",
+	    "upload: what it ran under");
+	agent_results_release(&ar);
+	lava_log_release(&l);
+	json_decref(up);
+
+	up = json_object();
+	lava_log_init(&l);
+	lava_log_parse(&l, pan, strlen(pan));
+	agent_results_init(&ar);
+	agent_results_parse(&ar, l.console.data, l.console.len);
+	guest_upload(&g, job, "x", &ar, &l.console, up);
+	ok(!strcmp(json_string_value(json_object_get(up, PROTO_STATUS)),
+	    "boot-failed") && !strcmp(json_string_value(json_object_get(up,
+	    PROTO_REASON)), "Kernel panic - not syncing: VFS"),
+	    "a panic before READY: boot-failed, the panic line its reason");
+	agent_results_release(&ar);
+	lava_log_release(&l);
+	json_decref(up);
+
+	up = json_object();
+	agent_results_init(&ar);
+	snprintf(g.ended, sizeof(g.ended), "lava-run: LAVATimeout error: "
+	    "auto-login-action timed out");
+	guest_upload(&g, job, "x", &ar, &l.console, up);
+	is_str(json_string_value(json_object_get(up, PROTO_REASON)),
+	    "the guest ended before the ready marker (lava-run: LAVATimeout "
+	    "error: auto-login-action timed out)",
+	    "no guest, no panic: the reason says how LAVA ended");
+	agent_results_release(&ar);
+	json_decref(up);
+	json_decref(job);
+	agent_conf_release(&c);
+}
 
 int
 main(void)
@@ -86,6 +252,11 @@ main(void)
 	ok(lava_job_yaml(&y, "x\ny", "qemu", "a", "b", "c", 10) == -1,
 	    "a name with a newline is refused");
 	buf_release(&y);
+	buf_reset(&b);
+	buf_read_file(&b, FIX "lava-run-pass.log");
+	test_urls();
+	test_conf();
+	test_upload(&b);
 	buf_release(&b);
 	return tap_done();
 }
