@@ -157,14 +157,16 @@ e2e: all
 	KPERFCI_BIN=$(CURDIR)/$(BIN) $(PROVE) -f $(E2E)
 
 # The heavy tests mostly keep one core busy (one qemu agent under TCG
-# with -icount, whose guest clock counts instructions, not host time), so
-# make check runs them two at a time; those marked "# check: alone" (two
-# agents, or a multi-threaded VM) run by themselves afterwards, the kexec
-# VM test last.
+# with -icount, whose guest clock counts instructions, not host time) or
+# wait (the kexec VM's reboots), so make check runs them two at a time;
+# those marked "# check: alone" (t7400's two agents) run by themselves
+# afterwards.
+# Those marked "# check: long" start first, so that two slots end
+# together rather than one long test running alone at the end.
 E2E_ALONE = $(shell grep -l '^\# check: alone' tests/e2e/t[5-9]*.sh)
-E2E_VM	  = $(wildcard tests/e2e/t6800-*.sh)
-E2E_HEAVY_PAR  = $(filter-out $(E2E_ALONE),$(sort $(wildcard tests/e2e/t[5-9]*.sh)))
-E2E_HEAVY_SOLO = $(filter-out $(E2E_VM),$(E2E_ALONE)) $(E2E_VM)
+E2E_LONG  = $(filter-out $(E2E_ALONE),$(shell grep -l '^\# check: long' tests/e2e/t[5-9]*.sh))
+E2E_HEAVY_PAR  = $(E2E_LONG) $(filter-out $(E2E_ALONE) $(E2E_LONG),$(sort $(wildcard tests/e2e/t[5-9]*.sh)))
+E2E_HEAVY_SOLO = $(E2E_ALONE)
 E2E_HEAVY = $(E2E_HEAVY_PAR) $(E2E_HEAVY_SOLO)
 
 # tests/check.sh: the sanitizer pass (the unit and light e2e tests on

@@ -10,8 +10,9 @@
 #      VM) on the normal binaries (`make unit` runs the units on them):
 #      two at a time (most keep one core busy: one qemu agent under TCG
 #      with -icount, whose guest clock counts instructions, so a test's
-#      figures do not depend on what runs beside it), then those marked
-#      "# check: alone" one by one, the kexec VM test last.
+#      figures do not depend on what runs beside it; the kexec VM mostly
+#      waits on its reboots), then those marked "# check: alone" one by
+#      one.
 #
 # From the start, tests/fixtures/build.sh builds the heavy tests' fixtures
 # (the reference kernel, also the kexec VM's, and the VM image: ~20 min of
