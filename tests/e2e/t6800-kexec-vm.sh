@@ -24,7 +24,6 @@
 #      qmp-reset (QMP system_reset), the job is boot-failed with the cycle
 #      on its page; back home the agent brings the hung kernel's console.
 # Costs: see doc/agents.md, "A real 2-socket machine".
-# check: long (make check starts it first; it mostly waits on reboots)
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"

@@ -17,7 +17,6 @@
 # cores); then two incremental builds and 12 boots per series (24 when a
 # look is inconclusive) of about 15 s each under TCG with -icount: about
 # 8 minutes after the reference build.
-# check: long (make check starts it first)
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"

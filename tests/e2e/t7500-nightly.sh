@@ -21,7 +21,6 @@
 # Heavy: 4 incremental builds of seconds (ordinary commits touch no
 # compiled file), 3 boots per night, 3 per bisect step (more when a step is
 # not decided), about 15 s per boot under TCG with -icount.
-# check: long (make check starts it first)
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
