@@ -163,6 +163,11 @@ curl -fs "$KD_URL/api/v1/regressions/$RID" >"$T/reg.json"
 is "$(jq -r .state "$T/reg.json")" found "the bisect ended with a first bad commit"
 is "$(jq -r .first_bad_commit "$T/reg.json")" "$CAL" \
     "the bisect names the calibration commit"
+ok "named only once verified: the commit read bad, its parent good" jq -e \
+    --arg c "$(printf %.12s "$CAL")" '.verified | test("the commit " + $c +
+    ": [0-9]+ boots .*: bad") and test("its parent [0-9a-f]{12}: [0-9]+ boots .*: good")' \
+    "$T/reg.json"
+echo "# verified: $(jq -r .verified "$T/reg.json")"
 is "$(jq -r .subject "$T/reg.json")" "$CAL_SUBJ" "with its subject"
 ok "and its author" jq -e '.author | test("<.*@.*>")' "$T/reg.json"
 ok "every step has evidence against both ends" jq -e \
