@@ -40,18 +40,31 @@
  *
  * The rules (keep this list and the code in step):
  *   lkp-row       "  7291345 ±  2%  +12.3%  8188182  will-it-scale.workload":
- *                 value, %change (points for '%' and perf-profile
- *                 metrics), value, metric; a row without a change is
- *                 read and claims nothing
+ *                 value ("7.397e+08", "-601.85"), %change (points for
+ *                 '%' and perf-profile metrics), value, metric; a row
+ *                 without a change, and a stddev row, claims nothing; the
+ *                 commit-id head above the rows is skipped, and
+ *                 "nr_threads: 1t" gives the rows' thread count
+ *   lkp-box       "| testcase: change | stress-ng: ...ops_per_sec 10.5%
+ *                 regression |": one change; the box's machine and
+ *                 parameter rows claim nothing
  *   mmtests-row   "Amean  elsp-64  221.87 ( 0.00%)  216.02 *  2.64%*": the
  *                 first column is the base, each later column a claim;
  *                 the label gives the metric ("elsp", "syst", "user",
  *                 "tput", "faults/sec") and the thread count ("-64");
- *                 Stddev, CoeffVar, Min, Max and BAmean rows claim nothing
+ *                 Stddev, CoeffVar, Min, Max and BAmean rows claim nothing;
+ *                 a bare count label takes its metric from the test's
+ *                 name line or caption ("hackbench-process-pipes": time,
+ *                 groups are no threads; "tbench4": rate at N threads);
+ *                 "Percentage huge-3" rows claim; 0.00 -> 0.00 does not
+ *   mmtests-vmstat "Compaction migrate scanned  20815362  19573286" under
+ *                 an mmtests table: a label and two counts; the prose
+ *                 percentage that says the same row is listed once
  *   sweep-row     a table by thread (process, CPU) count: "threads base
  *                 patched change" then "16 5120934 5689123 +11.1%", or
  *                 "nr_threads 1 2 4 8" then a base and a patched row; one
- *                 claim per count
+ *                 claim per count; boxed "| Cores | Patch 1 | Patch 2 |"
+ *                 tables with a "(ns)" unit line under the header
  *   arrow-line    "contended 1800223 -> 402117", "total wait 33.10 s ->
  *                 5.02 s", "real 12m03s -> 9m41s", "_raw_spin_lock 38.2%
  *                 -> 7.9%": a short label and two values
@@ -376,6 +389,17 @@ claims_value(const char *s, size_t len, double *v, char unit[8])
 	if (!(l = claims_digits(s, len, &d)))
 		return 0;
 	i = l;
+	/* a kernel test robot's "7.397e+08" */
+	if (i + 3 < len && s[i] == 'e' && (s[i + 1] == '+' || s[i + 1] ==
+	    '-') && isdigit((unsigned char)s[i + 2])) {
+		size_t k = i + 2;
+		int ex = 0;
+
+		while (k < len && isdigit((unsigned char)s[k]) && ex < 100)
+			ex = ex * 10 + (s[k++] - '0');
+		d *= pow(10, s[i + 1] == '-' ? -ex : ex);
+		i = k;
+	}
 	if (i < len && (s[i] == 'K' || s[i] == 'M' || s[i] == 'G' ||
 	    s[i] == 'k')) {
 		if (i + 1 >= len || !claims_is_word_char(s[i + 1])) {
@@ -398,8 +422,11 @@ claims_value(const char *s, size_t len, double *v, char unit[8])
 		if (sp && (at > len || s[i] != ' '))
 			break;
 		for (const char *const *u = claims_units; *u; u++) {
-			size_t ul = strlen(*u);
+			size_t ul;
 
+			if (at >= len || s[at] != (*u)[0])
+				continue;	/* the first byte first: fast */
+			ul = strlen(*u);
 			if (at + ul <= len && !strncmp(s + at, *u, ul) &&
 			    (at + ul == len || (!claims_is_word_char(s[at + ul])
 			    && s[at + ul] != '/'))) {
@@ -413,16 +440,20 @@ claims_value(const char *s, size_t len, double *v, char unit[8])
 }
 
 /*
- * The count right before one of words nearest to [at, end) of s[0..len):
- * "80 threads", "128 memcgs", "80-CPU".  at = end = 0: the first.
+ * The counts right before a word of each of lists[0..4) nearest to [at,
+ * end) of s[0..len): "80 threads", "128 memcgs", "80-CPU" (at = end = 0:
+ * the first); CLAIM_NONE where none.
  */
-static int
-claims_count_near(const char *s, size_t len, const char *const *words,
-    size_t at, size_t end)
+static void
+claims_count_near4(const char *s, size_t len,
+    const char *const *const lists[4], size_t at, size_t end, int best[4])
 {
-	int best = CLAIM_NONE;
-	size_t bestd = (size_t)-1;
+	size_t bestd[4];
 
+	for (int k = 0; k < 4; k++) {
+		best[k] = CLAIM_NONE;
+		bestd[k] = (size_t)-1;
+	}
 	for (size_t i = 0; i < len; i++) {
 		size_t j, d;
 		long n = 0;
@@ -440,22 +471,30 @@ claims_count_near(const char *s, size_t len, const char *const *words,
 		}
 		if (j < len && (s[j] == ' ' || s[j] == '-'))
 			j++;
-		for (const char *const *w = words; *w; w++) {
-			size_t wl = strlen(*w);
-
-			if (j + wl > len || strncasecmp(s + j, *w, wl) != 0 ||
-			    n <= 0)
-				continue;
-			d = i >= end ? i - end : at > j + wl ? at - j - wl : 0;
-			if (d < bestd) {
-				bestd = d;
-				best = (int)n;
-			}
-			break;
+		if (n <= 0 || j >= len || !isalpha((unsigned char)s[j])) {
+			i = j > i ? j - 1 : i;
+			continue;
 		}
+		for (int k = 0; k < 4; k++)
+			for (const char *const *w = lists[k]; *w; w++) {
+				size_t wl;
+
+				if (tolower((unsigned char)s[j]) !=
+				    tolower((unsigned char)(*w)[0]))
+					continue;
+				wl = strlen(*w);
+				if (j + wl > len || strncasecmp(s + j, *w, wl))
+					continue;
+				d = i >= end ? i - end : at > j + wl ?
+				    at - j - wl : 0;
+				if (d < bestd[k]) {
+					bestd[k] = d;
+					best[k] = (int)n;
+				}
+				break;
+			}
 		i = j > i ? j - 1 : i;
 	}
-	return best;
 }
 
 /* "order 2" -> 16 (kB), "16K folio" / "64kB" -> 16 / 64, "PMD" -> 2048. */
@@ -607,14 +646,17 @@ claims_counts_near(struct claim_cond *c, const char *s, size_t len,
 	static const char *const memcgs[] = { "memcgs", "cgroups", "memcg",
 	    "freshly created memcgs", NULL };
 
-	if (c->threads == CLAIM_NONE)
-		c->threads = claims_count_near(s, len, threads, at, end);
-	if (c->processes == CLAIM_NONE)
-		c->processes = claims_count_near(s, len, procs, at, end);
-	if (c->cpus == CLAIM_NONE)
-		c->cpus = claims_count_near(s, len, cpus, at, end);
-	if (c->memcgs == CLAIM_NONE)
-		c->memcgs = claims_count_near(s, len, memcgs, at, end);
+	static const char *const *const lists[4] = { threads, procs, cpus,
+	    memcgs };
+	int *slot[4] = { &c->threads, &c->processes, &c->cpus, &c->memcgs };
+	int got[4];
+
+	/* one pass over s for the four kinds of count: a pass per kind is
+	   what made a 1 MB letter slow */
+	claims_count_near4(s, len, lists, at, end, got);
+	for (int k = 0; k < 4; k++)
+		if (*slot[k] == CLAIM_NONE)
+			*slot[k] = got[k];
 	if (c->folio_kb == CLAIM_NONE)
 		c->folio_kb = claims_folio_kb(s, len);
 }
@@ -803,6 +845,14 @@ struct claims_ctx {
 	double		 tb_sum[2][3];
 	int		 tb_n[2][3];
 	int		 table_header;	/* "before after" seen in paragraph */
+	int		 lkp_box;	/* in a robot's "| testcase: |" box */
+	char		*mm_test;	/* an mmtests table's test name */
+	/* what the caption says, read once (claims_caption) */
+	int		 cap_read;
+	struct claim_cond cap_cond;
+	char		*cap_words;
+	enum claim_metric cap_metric;
+	int		 mm_seen;	/* an mmtests row in this message */
 	struct claims_sweep sweep;
 	size_t		 first;		/* first claim of this message */
 	/* the current sentence up to its first number: shared conditions */
@@ -898,6 +948,41 @@ claims_set_words(struct claim *c, struct buf *words, enum claim_metric m)
 }
 
 /*
+ * The caption's conditions, metric words and class, read once per
+ * caption (every claim under it asks: reading it per claim is what made
+ * a 1 MB letter slow).  NULL when there is no caption.
+ */
+static const struct claim_cond *
+claims_caption(struct claims_ctx *x)
+{
+	struct buf words = BUF_INIT(512);
+
+	if (!x->caption)
+		return NULL;
+	if (x->cap_read)
+		return &x->cap_cond;
+	claims_cond_init(&x->cap_cond);
+	claims_cond_read(&x->cap_cond, x->caption, strlen(x->caption));
+	x->cap_metric = claims_words_read(&words, x->caption,
+	    strlen(x->caption));
+	free(x->cap_words);
+	x->cap_words = buf_detach(&words, NULL);
+	x->cap_read = 1;
+	return &x->cap_cond;
+}
+
+/* The caption's metric words into an empty words; its class. */
+static enum claim_metric
+claims_caption_words(struct claims_ctx *x, struct buf *words)
+{
+	if (!claims_caption(x))
+		return CLAIM_M_NONE;
+	if (x->cap_words && x->cap_words[0])
+		buf_addf(words, "%s", x->cap_words);
+	return x->cap_metric;
+}
+
+/*
  * A line rule's claim: metric words from its label, then the caption;
  * conditions from its label, the caption, the set-up.
  */
@@ -911,19 +996,15 @@ claims_describe_line(struct claims_ctx *x, struct claim *c,
 	if (label.s)
 		claims_cond_read(&c->cond, label.s, label.len);
 	if (x->caption)
-		claims_cond_read(&c->cond, x->caption, strlen(x->caption));
+		claims_cond_merge(&c->cond, claims_caption(x));
 	claims_cond_merge(&c->cond, &x->setup);
 	if (label.s)
 		m = claims_words_read(&words, label.s, label.len);
 	if (!words.len && x->caption)
-		m = claims_words_read(&words, x->caption, strlen(x->caption));
+		m = claims_caption_words(x, &words);
 	else if (m == CLAIM_M_NONE && c->metric == CLAIM_M_NONE &&
-	    x->caption) {
-		struct buf w2 = BUF_INIT(512);
-
-		m = claims_words_read(&w2, x->caption, strlen(x->caption));
-		buf_release(&w2);
-	}
+	    claims_caption(x))
+		m = x->cap_metric;
 	claims_set_words(c, &words, m);
 }
 
@@ -960,6 +1041,18 @@ claims_dedup(struct claims_ctx *x)
 
 		for (j = 0; j < i && !drop[i]; j++)
 			drop[i] = !drop[j] && claims_same(&cs->v[j], c);
+		/* "drop by 6% ... and by 29% for the free scanner" above the
+		   vmstat rows that say 20815362 -> 19573286 (-6.0%) and
+		   16352612 -> 11510663 (-29.6%) */
+		for (j = i + 1; j < cs->n && !drop[i] && !strcmp(c->unit, "%") &&
+		    (c->kind == CLAIM_CHANGE || c->kind == CLAIM_UNKNOWN); j++) {
+			const struct claim *r = &cs->v[j];
+			double want = c->kind == CLAIM_CHANGE ?
+			    fabs(c->change_pct) : c->before;
+
+			drop[i] = !strcmp(r->rule, "mmtests-vmstat") &&
+			    r->has_change && fabs(fabs(r->change_pct) - want) < 1;
+		}
 		if (drop[i] || c->kind != CLAIM_CHANGE)
 			continue;
 		for (j = x->first; j < cs->n && !drop[i]; j++) {
@@ -986,20 +1079,41 @@ claims_dedup(struct claims_ctx *x)
 
 /* ---- line rules ------------------------------------------------------- */
 
+static size_t claims_word(const char *, size_t, char *, size_t);
+static enum claim_dir claims_change_word(const char *);
+
 /*
  * lkp-row: a kernel test robot comparison row.  value [± N%] change value
  * [± N%] metric; the change is in points for a '%' metric and the
  * perf-profile rows.  A row with no change column is read and claims
  * nothing.  Returns 1 when the line is such a row.
  */
+/* A lock in a perf-profile row's call chain: "_raw_spin_lock",
+   "folio_lruvec_lock_irqsave" ("mutex_unlock" is the unlock's cost). */
+static int
+claims_lkp_names_lock(const char *m, size_t l)
+{
+	for (size_t i = 1; i + 4 <= l; i++)
+		if ((m[i - 1] == '_' || m[i - 1] == '.') &&
+		    !strncmp(m + i, "lock", 4))
+			return 1;
+	return 0;
+}
+
 static enum claim_metric
 claims_lkp_metric(const char *m, size_t l)
 {
 	if (claims_icontains(m, l, "perf-profile"))
-		return claims_icontains(m, l, "lock") ? CLAIM_M_LOCK :
+		return claims_lkp_names_lock(m, l) ? CLAIM_M_LOCK :
 		    CLAIM_M_PROFILE;
+	/* perf-sched's wait and delay times, in ms (".count" rows are
+	   counts) */
+	if (claims_starts_word(m, l, "perf-sched") &&
+	    claims_icontains(m, l, ".ms"))
+		return CLAIM_M_LATENCY;
 	if (claims_icontains(m, l, "sys%") || claims_icontains(m, l,
-	    "sys_time") || claims_icontains(m, l, "system_time"))
+	    "sys_time") || claims_icontains(m, l, "system_time") ||
+	    claims_starts_word(m, l, "iostat.cpu.system"))
 		return CLAIM_M_TIME_SYS;
 	if (claims_icontains(m, l, "user%") || claims_icontains(m, l,
 	    "usr%") || claims_icontains(m, l, "user_time"))
@@ -1008,9 +1122,13 @@ claims_lkp_metric(const char *m, size_t l)
 		return CLAIM_M_TIME_REAL;
 	if (claims_icontains(m, l, "latency"))
 		return CLAIM_M_LATENCY;
+	/* vm-scalability's own figures: its median, throughput and the
+	   work done (its .time.* and .free_time rows are not) */
 	if (claims_icontains(m, l, "throughput") || claims_icontains(m, l,
 	    "_ops") || claims_icontains(m, l, "per_sec") ||
-	    claims_starts_word(m, l, "will-it-scale"))
+	    claims_starts_word(m, l, "will-it-scale") ||
+	    claims_starts_word(m, l, "vm-scalability.median") ||
+	    claims_starts_word(m, l, "vm-scalability.workload"))
 		return CLAIM_M_RATE;
 	return CLAIM_M_OTHER;
 }
@@ -1033,6 +1151,17 @@ claims_lkp_skip_stddev(const struct claims_toks *tk, size_t i)
 	return i;
 }
 
+/* A row's value: "7291345", "7.397e+08", "-601.85". */
+static int
+claims_lkp_value(const char *t, size_t l, double *v, char unit[8])
+{
+	if (l > 1 && t[0] == '-' && claims_tok_value(t + 1, l - 1, v, unit)) {
+		*v = -*v;
+		return 1;
+	}
+	return claims_tok_value(t, l, v, unit);
+}
+
 static int
 claims_rule_lkp_row(struct claims_ctx *x, const char *line, size_t len)
 {
@@ -1046,7 +1175,7 @@ claims_rule_lkp_row(struct claims_ctx *x, const char *line, size_t len)
 	struct claim *c;
 
 	claims_tokens(line, len, &tk);
-	if (tk.n < 3 || !claims_tok_value(tk.t[0], tk.l[0], &v0, u0) ||
+	if (tk.n < 3 || !claims_lkp_value(tk.t[0], tk.l[0], &v0, u0) ||
 	    u0[0])
 		return 0;
 	i = claims_lkp_skip_stddev(&tk, 1);
@@ -1054,7 +1183,7 @@ claims_rule_lkp_row(struct claims_ctx *x, const char *line, size_t len)
 		has_ch = 1;
 		i++;
 	}
-	if (i >= tk.n || !claims_tok_value(tk.t[i], tk.l[i], &v1, u1) || u1[0])
+	if (i >= tk.n || !claims_lkp_value(tk.t[i], tk.l[i], &v1, u1) || u1[0])
 		return 0;
 	i = claims_lkp_skip_stddev(&tk, i + 1);
 	if (i + 1 != tk.n)
@@ -1066,7 +1195,8 @@ claims_rule_lkp_row(struct claims_ctx *x, const char *line, size_t len)
 			letter = 1;
 	if (!letter || !(memchr(m, '.', ml) || memchr(m, '%', ml)))
 		return 0;
-	if (!has_ch)
+	/* the spread of the runs ("vm-scalability.stddev%") claims nothing */
+	if (!has_ch || claims_icontains(m, ml, "stddev"))
 		return 1;
 	c = claims_new(x, CLAIM_BEFORE_AFTER, "lkp-row", line, len);
 	if (!c)
@@ -1085,6 +1215,80 @@ claims_rule_lkp_row(struct claims_ctx *x, const char *line, size_t len)
 	claims_cond_read(&c->cond, m, ml);
 	free(c->words);
 	c->words = xstrndup(m, ml);
+	return 1;
+}
+
+/*
+ * lkp-box: the robot's side table of other tests it saw change,
+ * "| testcase: change | stress-ng: stress-ng.tee.ops_per_sec 500.7%
+ * improvement |": one change claim of that metric; its machine and
+ * parameter rows ("| test machine | 64 threads 2 sockets ...",
+ * "|  | nr_threads=100% |") and borders ("+----+") are read and claim
+ * nothing.  Returns 1 when the line is part of such a box.
+ */
+static int
+claims_rule_lkp_box(struct claims_ctx *x, const char *line, size_t len)
+{
+	static const char *const keys[] = { "test machine", "test parameters",
+	    "testcase", NULL };
+	struct claims_toks tk;
+	size_t i = 0, c0, c1;
+	const char *const *k;
+	struct claim *c;
+
+	while (i < len && line[i] == ' ')
+		i++;
+	if (i < len && line[i] == '+' && len - i > 8) {
+		for (size_t j = i; j < len; j++)
+			if (line[j] != '+' && line[j] != '-')
+				return 0;
+		return 1;
+	}
+	if (i >= len || line[i] != '|' || line[len - 1] != '|')
+		return 0;
+	for (c0 = ++i; i < len && line[i] != '|'; i++)
+		;
+	if (i >= len - 1)
+		return 0;
+	c1 = i;
+	while (c0 < c1 && line[c0] == ' ')
+		c0++;
+	while (c1 > c0 && line[c1 - 1] == ' ')
+		c1--;
+	if (c1 == c0)
+		return x->lkp_box;	/* a parameter row goes on */
+	for (k = keys; *k && !claims_starts_word(line + c0, c1 - c0, *k); k++)
+		;
+	if (!*k)
+		return 0;
+	x->lkp_box = 1;
+	if (!claims_starts_word(line + c0, c1 - c0, "testcase: change"))
+		return 1;
+	/* "suite: metric  N% improvement": the metric, the change, the word */
+	claims_tokens(line + c1 + 1, len - c1 - 2, &tk);
+	for (size_t t = 1; t + 1 < tk.n; t++) {
+		double v;
+		char u[8], w[16];
+		enum claim_dir d;
+
+		if (!claims_tok_value(tk.t[t], tk.l[t], &v, u) || strcmp(u, "%"))
+			continue;
+		claims_word(tk.t[t + 1], tk.l[t + 1], w, sizeof(w));
+		d = claims_change_word(w);
+		if (d != CLAIM_DIR_BETTER && d != CLAIM_DIR_WORSE)
+			break;
+		c = claims_new(x, CLAIM_CHANGE, "lkp-box", line, len);
+		if (!c)
+			return 1;
+		c->has_change = 1;
+		c->dir = d;
+		c->change_pct = d == CLAIM_DIR_WORSE ? -v : v;
+		strcpy(c->unit, "%");
+		c->metric = claims_lkp_metric(tk.t[t - 1], tk.l[t - 1]);
+		free(c->words);
+		c->words = xstrndup(tk.t[t - 1], tk.l[t - 1]);
+		break;
+	}
 	return 1;
 }
 
@@ -1115,6 +1319,76 @@ claims_mmtests_metric(const char *l, size_t n)
 }
 
 /*
+ * A row labelled by a bare count ("Amean 48 1.3977 ( 0.00%) ..."): what
+ * its test (the name line above the table, "hackbench-process-pipes",
+ * or the caption, "tbench on a 2-socket machine") measures, and whether
+ * the count is of threads (tbench, dbench, specjbb clients) or of
+ * something else (hackbench's groups, netperf's instance label).
+ */
+static enum claim_metric
+claims_mmtests_test(struct claims_ctx *x, int *count)
+{
+	static const struct {
+		const char	*test;
+		enum claim_metric m;
+		int		 threads;
+	} tests[] = {
+		{ "hackbench", CLAIM_M_TIME_REAL, 0 },
+		{ "tbench", CLAIM_M_RATE, 1 }, { "dbench", CLAIM_M_RATE, 1 },
+		{ "specjbb", CLAIM_M_RATE, 1 }, { "netperf", CLAIM_M_RATE, 0 },
+		{ "sysbench", CLAIM_M_RATE, 1 },
+	};
+	const char *name = x->mm_test ? x->mm_test : x->caption;
+
+	if (!name)
+		return CLAIM_M_NONE;
+	for (size_t i = 0; i < NELEM(tests); i++)
+		if (claims_icontains(name, strlen(name), tests[i].test)) {
+			if (!tests[i].threads)
+				*count = CLAIM_NONE;
+			return tests[i].m;
+		}
+	return CLAIM_M_NONE;
+}
+
+/*
+ * mmtests' vmstat rows under its tables: "Compaction migrate scanned
+ * 20815362  19573286", a label of words and two counts, base first.
+ */
+static int
+claims_mmtests_vmstat(struct claims_ctx *x, const char *line, size_t len)
+{
+	struct claims_toks tk;
+	double v[2];
+	char u[2][8];
+	struct claim *c;
+
+	if (!x->mm_seen)
+		return 0;
+	claims_tokens(line, len, &tk);
+	/* "Duration User 101.23 100.87": how long the test ran */
+	if (tk.n < 3 || tk.n > 7 || claims_starts_word(tk.t[0], tk.l[0],
+	    "Duration"))
+		return 0;
+	for (size_t t = 0; t + 2 < tk.n; t++)
+		if (!isalpha((unsigned char)tk.t[t][0]))
+			return 0;
+	for (int k = 0; k < 2; k++)
+		if (!claims_tok_value(tk.t[tk.n - 2 + k], tk.l[tk.n - 2 + k],
+		    &v[k], u[k]) || u[k][0])
+			return 0;
+	if (!(c = claims_new(x, CLAIM_BEFORE_AFTER, "mmtests-vmstat", line,
+	    len)))
+		return 1;
+	claims_set_pair(c, v[0], v[1], "");
+	c->metric = CLAIM_M_OTHER;
+	free(c->words);
+	c->words = xstrndup(tk.t[0], (size_t)(tk.t[tk.n - 3] + tk.l[tk.n -
+	    3] - tk.t[0]));
+	return 1;
+}
+
+/*
  * mmtests-row: "Amean  elsp-64  221.87 (   0.00%)  216.02 *   2.64%*":
  * Amean, Hmean, Gmean and Median rows claim one per later column; the
  * other statistics' rows are read and claim nothing.
@@ -1123,19 +1397,20 @@ static int
 claims_rule_mmtests(struct claims_ctx *x, const char *line, size_t len)
 {
 	static const char *const claim_stats[] = { "Amean", "Hmean", "Gmean",
-	    "Median", NULL };
+	    "Median", "Percentage", NULL };
 	static const char *const other_stats[] = { "Stddev", "CoeffVar", "Min",
 	    "Max", "Range", "BAmean-", "BHmean-", "BGmean-", "Bamean-",
 	    NULL };
 	double v[CLAIMS_SWEEP_MAX];
 	size_t nv = 0, i = 0, lab, labl, dash;
 	int claim = 0, count = CLAIM_NONE;
+	enum claim_metric test = CLAIM_M_NONE;
 	const char *const *s;
 
 	while (i < len && line[i] == ' ')
 		i++;
-	if (i >= len || !strchr("AHGMSCRB", line[i]))
-		return 0;
+	if (i >= len || !strchr("AHGMSCRBP", line[i]))
+		return claims_mmtests_vmstat(x, line, len);
 	for (s = claim_stats; *s && !claims_starts_word(line + i, len - i, *s);
 	    s++)
 		;
@@ -1146,7 +1421,7 @@ claims_rule_mmtests(struct claims_ctx *x, const char *line, size_t len)
 			if (!strncmp(line + i, *s, strlen(*s)))
 				break;
 		if (!*s)
-			return 0;
+			return claims_mmtests_vmstat(x, line, len);
 	}
 	while (i < len && !isspace((unsigned char)line[i]))
 		i++;
@@ -1199,6 +1474,7 @@ claims_rule_mmtests(struct claims_ctx *x, const char *line, size_t len)
 	}
 	if (nv < 2 || i < len)
 		return nv >= 2;
+	x->mm_seen = 1;
 	if (!claim)
 		return 1;
 	/* "elsp-64": metric and count; "64": the count alone */
@@ -1210,16 +1486,25 @@ claims_rule_mmtests(struct claims_ctx *x, const char *line, size_t len)
 		if (count <= 0 || count > 1000000)
 			count = CLAIM_NONE;
 	}
+	/* a bare count: the test says what it counts and measures */
+	if (dash == 0)
+		test = claims_mmtests_test(x, &count);
 	for (size_t k = 1; k < nv; k++) {
-		struct claim *c = claims_new(x, CLAIM_BEFORE_AFTER,
-		    "mmtests-row", line, len);
+		struct claim *c;
 		size_t ml = dash ? dash - (line[lab + dash - 1] == '-') : 0;
 
-		if (!c)
+		if (v[0] == 0 && v[k] == 0)
+			continue;	/* nothing measured on either side */
+		if (!(c = claims_new(x, CLAIM_BEFORE_AFTER, "mmtests-row",
+		    line, len)))
 			return 1;
 		claims_set_pair(c, v[0], v[k], "");
 		c->cond.threads = count;
-		c->metric = claims_mmtests_metric(line + lab, ml);
+		c->metric = test != CLAIM_M_NONE ? test :
+		    claims_mmtests_metric(line + lab, ml);
+		if (c->metric == CLAIM_M_NONE && *s &&
+		    !strcmp(*s, "Percentage"))
+			c->metric = CLAIM_M_OTHER;	/* "huge-3": success */
 		claims_describe_line(x, c, (struct claims_span){ line + lab,
 		    ml });
 		if (!c->words[0]) {
@@ -1278,6 +1563,8 @@ claims_sweep_what(const char *t, size_t l)
 		{ "tasks", 1 }, { "nr_task", 1 }, { "nr_tasks", 1 },
 		{ "processes", 1 }, { "procs", 1 }, { "nr_procs", 1 },
 		{ "cpus", 2 }, { "nr_cpus", 2 },
+		/* one allocating thread per core: "| Cores | Patch 1 |" */
+		{ "cores", 0 },
 	};
 
 	if (l && t[l - 1] == ':')
@@ -1296,7 +1583,7 @@ claims_sweep_header(const struct claims_toks *tk)
 {
 	static const char *const cols[] = { "base", "baseline", "before",
 	    "vanilla", "patched", "after", "old", "new", "mainline", "change",
-	    "delta", NULL };
+	    "delta", "patch", NULL };
 	int named = 0;
 
 	if (tk->n > 8)
@@ -1312,6 +1599,41 @@ claims_sweep_header(const struct claims_toks *tk)
 				named = 1;
 	}
 	return named;
+}
+
+/* Units under a sweep's header, "(ns) (ns) Diff": 1 when tk is that. */
+static int
+claims_sweep_units(struct claims_sweep *w, const struct claims_toks *tk)
+{
+	char u[8] = "";
+
+	for (size_t i = 0; i < tk->n; i++) {
+		const char *t = tk->t[i];
+		size_t l = tk->l[i];
+		double v;
+		char vu[8];
+
+		if (l > 2 && t[0] == '(' && t[l - 1] == ')') {
+			/* "(ns)": the unit of "1 ns" */
+			char b[12];
+
+			if (l - 2 > 6)
+				return 0;
+			snprintf(b, sizeof(b), "1 %.*s", (int)(l - 2), t + 1);
+			if (claims_value(b, strlen(b), &v, vu) != strlen(b) ||
+			    !vu[0])
+				return 0;
+			if (!u[0])
+				memcpy(u, vu, sizeof(u));
+		} else if (!claims_starts_word(t, l, "diff") &&
+		    !claims_starts_word(t, l, "change") &&
+		    !claims_starts_word(t, l, "delta"))
+			return 0;
+	}
+	if (!u[0])
+		return 0;
+	memcpy(w->unit, u, sizeof(w->unit));
+	return 1;
 }
 
 /*
@@ -1337,7 +1659,9 @@ claims_rule_sweep(struct claims_ctx *x, const char *line, size_t len)
 	if ((what = claims_sweep_what(tk.t[0], tk.l[0])) >= 0 &&
 	    tk.n <= CLAIMS_SWEEP_MAX + 1 && (nnum || claims_sweep_header(&tk))) {
 		claims_sweep_flush(x);
-		if (nnum == tk.n - 1 && tk.n - 1 <= CLAIMS_SWEEP_MAX) {
+		if (nnum && nnum < tk.n - 1 && claims_sweep_header(&tk)) {
+			w->mode = 1;	/* "Cores Patch 1 Patch 2" */
+		} else if (nnum == tk.n - 1 && tk.n - 1 <= CLAIMS_SWEEP_MAX) {
 			w->mode = 2;
 			for (size_t i = 1; i < tk.n; i++) {
 				if (u[i][0] || d[i] != floor(d[i]) ||
@@ -1361,6 +1685,10 @@ claims_rule_sweep(struct claims_ctx *x, const char *line, size_t len)
 		size_t last = tk.n - 1;
 		struct claim *c;
 
+		/* the header's second line: "| | (ns) | (ns) | Diff |" */
+		if (!w->nrows && !nnum && claims_sweep_units(w, &tk))
+			return 1;
+
 		if (!claims_tok_value(tk.t[0], tk.l[0], &n, un) || un[0] ||
 		    n != floor(n) || n <= 0 || n > 1e6)
 			goto not_row;
@@ -1373,7 +1701,8 @@ claims_rule_sweep(struct claims_ctx *x, const char *line, size_t len)
 		c = claims_new(x, CLAIM_BEFORE_AFTER, "sweep-row", line, len);
 		if (!c)
 			return 1;
-		claims_set_pair(c, d[1], d[2], u[1]);
+		w->nrows++;
+		claims_set_pair(c, d[1], d[2], u[1][0] ? u[1] : w->unit);
 		if (has) {
 			c->change_pct = ch;
 			c->has_change = 1;
@@ -1702,6 +2031,35 @@ claims_is_perf_line(const char *line, size_t len)
 }
 
 /*
+ * A kernel test robot table's head: "31b2ff82aefb33ce f77171d241e379ea"
+ * (the commits compared) and "---------------- ----------".
+ */
+static int
+claims_is_lkp_head(const char *p, size_t len)
+{
+	struct claims_toks tk;
+
+	for (size_t k = 0; k < len; k++)
+		if (!isxdigit((unsigned char)p[k]) && p[k] != '-' && p[k] != ' ')
+			return 0;	/* the common case, without tokens */
+	claims_tokens(p, len, &tk);
+	if (!tk.n)
+		return 0;
+	for (size_t t = 0; t < tk.n; t++) {
+		size_t hex = 0, dash = 0;
+
+		for (size_t k = 0; k < tk.l[t]; k++) {
+			hex += isdigit((unsigned char)tk.t[t][k]) ||
+			    (tk.t[t][k] >= 'a' && tk.t[t][k] <= 'f');
+			dash += tk.t[t][k] == '-';
+		}
+		if (!(hex == tk.l[t] && hex >= 10) && dash != tk.l[t])
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Lines that are not the author's measurements: trailers, a kernel test
  * robot's header and parameters, dmesg, the shell commands of a
  * reproducer.
@@ -1724,6 +2082,8 @@ claims_is_skipped_line(const char *p, size_t len)
 		if (len && p[0] == (*t)[0] && len >= strlen(*t) &&
 		    !strncmp(p, *t, strlen(*t)))
 			return 1;
+	if (len >= 10 && claims_is_lkp_head(p, len))
+		return 1;
 	while (i < len && (p[i] == ' ' || p[i] == '\t'))
 		i++;
 	/* dmesg: "[    0.412233] smpboot: ..." */
@@ -1746,7 +2106,8 @@ claims_is_skipped_line(const char *p, size_t len)
 	    !memchr(p + k + 2, ' ', len - k - 2))
 		return 1;
 	for (const char *const *c = cmds; *c; c++)
-		if (len - i >= strlen(*c) && !strncmp(p + i, *c, strlen(*c)))
+		if (p[i] == (*c)[0] && len - i >= strlen(*c) &&
+		    !strncmp(p + i, *c, strlen(*c)))
 			return 1;
 	return claims_icontains(p, len, "/sys/") ||
 	    claims_icontains(p, len, " --");
@@ -1919,9 +2280,14 @@ claims_is_count_word(const char *s, size_t len, size_t i)
 {
 	if (i < len && (s[i] == ' ' || s[i] == '-'))
 		i++;
+	if (i >= len || !isalpha((unsigned char)s[i]))
+		return 0;
 	for (const char *const *w = claims_count_words; *w; w++) {
-		size_t wl = strlen(*w);
+		size_t wl;
 
+		if (tolower((unsigned char)s[i]) != (*w)[0])
+			continue;
+		wl = strlen(*w);
 		if (i + wl <= len && !strncasecmp(s + i, *w, wl))
 			return 1;
 	}
@@ -2093,10 +2459,8 @@ claims_describe_prose(struct claims_ctx *x, struct claim *c,
 	/* the topic (mode, workload, lock) of the text above, not its
 	   counts: those belong to its own claims */
 	if (x->caption) {
-		struct claim_cond cap;
+		struct claim_cond cap = *claims_caption(x);
 
-		claims_cond_init(&cap);
-		claims_cond_read(&cap, x->caption, strlen(x->caption));
 		cap.threads = cap.processes = cap.cpus = cap.memcgs =
 		    cap.folio_kb = CLAIM_NONE;
 		claims_cond_merge(&c->cond, &cap);
@@ -2113,7 +2477,7 @@ claims_describe_prose(struct claims_ctx *x, struct claim *c,
 	}
 	/* a sentence naming no metric speaks of the table above it */
 	if (!words.len && x->caption && !x->sent_words)
-		m = claims_words_read(&words, x->caption, strlen(x->caption));
+		m = claims_caption_words(x, &words);
 	claims_set_words(c, &words, m);
 }
 
@@ -2244,7 +2608,8 @@ claims_single(struct claims_ctx *x, const char *s, size_t len,
 			k++;
 		/* a tolerance: "unchanged (within 0.5%)" */
 		claims_word_before(s, num[i].at, w, sizeof(w), &st);
-		if (!strcmp(w, "within"))
+		/* a bound: "stay near 100% even under pressure" */
+		if (!strcmp(w, "within") || !strcmp(w, "near"))
 			return 1;
 		/* a setting: "memory.high at 80% of memory.max" */
 		if (claims_clause_has(s + a.cs, a.ce - a.cs, claims_config_words))
@@ -2396,6 +2761,7 @@ claims_sentence(struct claims_ctx *x, const char *s, size_t len)
 	if (s[len - 1] == ':' || x->sent_words) {
 		free(x->caption);
 		x->caption = xstrndup(s, len);
+		x->cap_read = 0;
 	}
 	/* the prefix points into the paragraph's buffer, which the next
 	   line may move: it speaks for this sentence's claims only */
@@ -2458,6 +2824,52 @@ claims_is_list_item(const char *p, size_t len)
 	    (p[i] == '.' || p[i] == ')') && p[i + 1] == ' ';
 }
 
+/*
+ * A kernel test robot's "\tnr_threads: 1t": the run's thread count, a
+ * condition of every row below it ("nr_threads: 100%" is a share of the
+ * machine, no count).
+ */
+static void
+claims_lkp_param(struct claims_ctx *x, const char *p, size_t len)
+{
+	size_t i = 0, l;
+	double v;
+
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (!i || len - i < 14 || strncmp(p + i, "nr_threads: ", 12))
+		return;
+	i += 12;
+	if ((l = claims_digits(p + i, len - i, &v)) && i + l + 1 == len &&
+	    p[i + l] == 't' && v >= 1 && v < 1e6)
+		x->setup.threads = (int)v;
+}
+
+/*
+ * An mmtests table's name line, right above its header:
+ * "hackbench-process-pipes", "tbench4", "multi subtest netperf-tcp-rr".
+ */
+static void
+claims_mmtests_name(struct claims_ctx *x, const char *p, size_t len)
+{
+	size_t i = 0, letters = 0;
+
+	if (len > 14 && !strncmp(p, "multi subtest ", 14))
+		i = 14;
+	if (len - i > 40 || len - i < 4)
+		return;
+	for (size_t k = i; k < len; k++) {
+		if (!islower((unsigned char)p[k]) && !isdigit((unsigned char)p[k])
+		    && p[k] != '-')
+			return;
+		letters += islower((unsigned char)p[k]) != 0;
+	}
+	if (letters < 3)
+		return;
+	free(x->mm_test);
+	x->mm_test = xstrndup(p + i, len - i);
+}
+
 /* A data line: 1 when a line rule read it. */
 static int
 claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
@@ -2509,6 +2921,17 @@ claims_extract(struct claims *out, const char *body, const char *where)
 			break;
 		if (len && p[0] == '>')
 			continue;
+		claims_lkp_param(&x, p, len);
+		if (claims_rule_lkp_box(&x, p, len)) {
+			claims_paragraph(&x, &para);
+			continue;
+		}
+		x.lkp_box = 0;
+		if (len == 0) {
+			free(x.mm_test);
+			x.mm_test = NULL;
+		} else
+			claims_mmtests_name(&x, p, len);
 		if (len == 0 || claims_is_perf_line(p, len) ||
 		    claims_is_skipped_line(p, len)) {
 			claims_paragraph(&x, &para);
@@ -2569,7 +2992,9 @@ claims_extract(struct claims *out, const char *body, const char *where)
 	claims_dedup(&x);
 	buf_release(&para);
 	free(x.caption);
+	free(x.cap_words);
 	free(x.tb_title);
+	free(x.mm_test);
 }
 
 void

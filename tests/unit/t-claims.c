@@ -132,6 +132,52 @@ test_lkp(void)
 	    "will-it-scale.per_process_ops\n") == 1 &&
 	    !strcmp(cs.v[0].rule, "lkp-row"),
 	    "lkp: the headline is its table's row, listed once");
+	ok(all("kernel test robot noticed a 34.9% improvement of "
+	    "vm-scalability.throughput on:\n\n"
+	    " 7.397e+08 \xc2\xb1  6%     +34.9%  9.978e+08 \xc2\xb1  3%  "
+	    "vm-scalability.throughput\n") == 1 && cs.v[0].before == 7.397e8 &&
+	    cs.v[0].after == 9.978e8 && cs.v[0].metric == CLAIM_M_RATE,
+	    "lkp-row: e-notation values; the headline is that row");
+	c = one("   -601.85          +106.5%      -1243        "
+	    "sched_debug.cpu.nr_uninterruptible.min\n");
+	ok(c && c->before == -601.85 && c->after == -1243 &&
+	    c->change_pct == 106.5, "lkp-row: negative values, the printed "
+	    "change kept");
+	ok(all("      0.06 \xc2\xb1 17%      -0.0        0.04 \xc2\xb1 28%  "
+	    "vm-scalability.stddev%\n") == 0,
+	    "lkp-row: the runs' stddev row claims nothing");
+	c = one("      5.84 \xc2\xb1 20%    +945.2%      61.00 \xc2\xb1 11%  "
+	    "perf-sched.sch_delay.avg.ms.pipe_write.vfs_write\n");
+	ok(c && c->metric == CLAIM_M_LATENCY, "lkp-row: perf-sched's .ms "
+	    "rows are latency");
+	c = one("      3.93 \xc2\xb1 39%      -2.2        1.75 \xc2\xb1 66%  "
+	    "perf-profile.children.cycles-pp.mutex_unlock\n");
+	ok(c && c->metric == CLAIM_M_PROFILE, "lkp-row: mutex_unlock is a "
+	    "profile share, not a lock");
+	c = one("    166309           +49.5%     248702        "
+	    "vm-scalability.median\n");
+	ok(c && c->metric == CLAIM_M_RATE, "lkp-row: vm-scalability.median "
+	    "is a rate");
+	ok(all("31b2ff82aefb33ce f77171d241e379ea93448a53d58 \n"
+	    "---------------- --------------------------- \n") == 0,
+	    "lkp: the commit-id head of the table is no claim");
+	ok(all("+------------------+---------------------------------------+\n"
+	    "| testcase: change | stress-ng: stress-ng.tee.ops_per_sec 500.7% "
+	    "improvement |\n"
+	    "| test machine     | 64 threads 2 sockets Intel(R) Xeon(R) Gold "
+	    "6346 CPU |\n"
+	    "| test parameters  | cpufreq_governor=performance |\n"
+	    "|                  | nr_threads=100%              |\n"
+	    "+------------------+---------------------------------------+\n")
+	    == 1 && !strcmp(cs.v[0].rule, "lkp-box") &&
+	    cs.v[0].change_pct == 500.7 && cs.v[0].metric == CLAIM_M_RATE &&
+	    cs.v[0].cond.threads == CLAIM_NONE && cs.v[0].cond.cpus ==
+	    CLAIM_NONE, "lkp-box: the side table's change; its machine and "
+	    "parameters are no conditions");
+	ok(all("parameters:\n\n\tnr_threads: 1t\n\tdisk: 1SSD\n\n"
+	    "      7623            -6.0%       7164        "
+	    "fsmark.files_per_sec\n") == 1 && cs.v[0].cond.threads == 1,
+	    "lkp: \"nr_threads: 1t\" is the rows' thread count");
 }
 
 static void
@@ -161,12 +207,53 @@ test_mmtests(void)
 	    "9.46%*\n");
 	ok(n == 1 && cs.v[0].metric == CLAIM_M_TIME_SYS, "mmtests-row: syst "
 	    "is sys time");
+	n = all("hackbench-process-pipes\n"
+	    "                          5.15.0-rc3             5.15.0-rc3\n"
+	    "                             vanilla  sched-wakeeflips-v1r1\n"
+	    "Amean     48       1.3977 (   0.00%)      1.2400 *  11.28%*\n\n"
+	    "tbench4\n"
+	    "                          5.15.0-rc3             5.15.0-rc3\n"
+	    "                             vanilla  sched-wakeeflips-v1r1\n"
+	    "Hmean     16       8276.02 (   0.00%)     9327.17 *  12.70%*\n");
+	ok(n == 2 && cs.v[0].metric == CLAIM_M_TIME_REAL &&
+	    cs.v[0].cond.threads == CLAIM_NONE && cs.v[1].metric ==
+	    CLAIM_M_RATE && cs.v[1].cond.threads == 16,
+	    "mmtests-row: the test names the metric; hackbench counts "
+	    "groups, tbench threads");
+	n = all("Percentage huge-3        96.70 (   0.00%)       98.23 (   "
+	    "1.58%)\nAmean     fault-both-1         0.00 (   0.00%)        "
+	    "0.00 *   0.00%*\n");
+	ok(n == 1 && cs.v[0].metric == CLAIM_M_OTHER &&
+	    cs.v[0].cond.threads == 3, "mmtests-row: a Percentage row is a "
+	    "claim; 0.00 on both sides is none");
+	n = all("Amean     fault-both-3      2582.11 (   0.00%)     2563.68 (   "
+	    "0.71%)\n\nScan rates drop, by 6% for the migration scanner and "
+	    "by 29% for the free scanner.\n\n"
+	    "Compaction migrate scanned    20815362    19573286\n"
+	    "Compaction free scanned       16352612    11510663\n"
+	    "Duration User 101.23 100.87\n");
+	ok(n == 3 && !strcmp(cs.v[1].rule, "mmtests-vmstat") &&
+	    cs.v[2].before == 16352612 && cs.v[2].after == 11510663,
+	    "mmtests-vmstat: the counts under a table, the prose saying them "
+	    "listed once; Duration rows claim nothing");
 }
 
 static void
 test_sweep(void)
 {
 	size_t n;
+
+	n = all("+-------+---------+---------+---------+\n"
+	    "| Cores | Patch 1 | Patch 2 | Patch 2 |\n"
+	    "|       |    (ns) |    (ns) |    Diff |\n"
+	    "+-------+---------+---------+---------+\n"
+	    "|     1 |     132 |     129 | (-2.3%) |\n"
+	    "|    24 |    1043 |    1015 | (-2.7%) |\n"
+	    "+-------+---------+---------+---------+\n");
+	ok(n == 2 && cs.v[0].before == 132 && cs.v[0].after == 129 &&
+	    cs.v[0].change_pct == -2.3 && cs.v[1].cond.threads == 24 &&
+	    cs.v[1].metric == CLAIM_M_LATENCY && !strcmp(cs.v[1].unit, "ns"),
+	    "sweep-row: a boxed table by cores, the unit under its header");
 
 	n = all("throughput by thread count:\n\n"
 	    "  threads      base     patched    change\n"
@@ -296,6 +383,8 @@ test_prose(void)
 	    "a markdown table row");
 	ok(all("netperf UDP_RR is unchanged (within 0.5%).\n") == 0,
 	    "a tolerance is not a claim");
+	ok(all("Success rates stay near 100% even under pressure.\n") == 0,
+	    "a bound (\"near 100%\") is not a claim");
 	n = all("  hackbench -g 16 -l 10000 (process, pipe): 2.31s -> 2.18s\n");
 	ok(n == 1 && cs.v[0].metric == CLAIM_M_TIME_REAL && cs.v[0].after ==
 	    2.18, "arrow-line: a benchmark's command line as its label");
