@@ -16,7 +16,7 @@
 
 #include "daemon/agent.h"
 #include "daemon/app.h"
-#include "daemon/auth.h"
+#include "daemon/auth_client.h"
 #include "daemon/config.h"
 #include "daemon/db_agent.h"
 #include "daemon/http.h"

@@ -20,7 +20,6 @@
 #include "daemon/db_build.h"
 #include "daemon/http.h"
 #include "daemon/routes.h"
-#include "daemon/stage_build.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 

@@ -11,12 +11,15 @@
  *	GET  /regressions/{id}/report.txt	the report to send
  *
  * Nothing here blocks: a POST stores a queued run and wakes the track
- * thread.  The JSON builders are shared with ui_track.c.
+ * threads (tracks_run_now).  report.txt is tracks_report
+ * (tracks.c), shared with the regression's page.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #include "daemon/app.h"
 #include "daemon/auth.h"
@@ -25,8 +28,7 @@
 #include "daemon/limits.h"
 #include "daemon/http.h"
 #include "daemon/routes.h"
-#include "daemon/track.h"
-#include "daemon/api_track.h"
+#include "daemon/tracks.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 
@@ -42,7 +44,7 @@ jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *
+static json_t *
 api_track_run_json(const struct track_run *r)
 {
 	json_t *o = json_object();
@@ -63,7 +65,7 @@ api_track_run_json(const struct track_run *r)
 	return o;
 }
 
-json_t *
+static json_t *
 api_track_regression_json(const struct track_regression *g)
 {
 	json_t *o = json_object();
@@ -98,7 +100,7 @@ api_track_regression_json(const struct track_regression *g)
 	return o;
 }
 
-json_t *
+static json_t *
 api_track_step_json(const struct bisect_step *s)
 {
 	json_t *o = json_object();
@@ -121,7 +123,7 @@ api_track_step_json(const struct bisect_step *s)
 	return o;
 }
 
-json_t *
+static json_t *
 api_track_conf_json(const struct track_conf *tc)
 {
 	json_t *o = json_object();
@@ -179,10 +181,10 @@ api_tracks(struct http_req *req, struct http_resp *resp)
 
 	for (i = 0; i < app.settings.ntracks &&
 	    (name = app.settings.tracks[i].name); i++) {
-		if (track_conf_get(name, &tc) != 0)
+		if (tracks_conf_get(name, &tc) != 0)
 			continue;
 		json_array_append_new(a, api_track_summary(req->db, &tc));
-		track_conf_release(&tc);
+		tracks_conf_release(&tc);
 	}
 	return http_reply_json(resp, 200, json_pack("{s:o}", "tracks", a));
 }
@@ -193,13 +195,13 @@ api_track_load(struct http_req *req, struct http_resp *resp,
 {
 	const char *name = http_param(req, "name");
 
-	if (!name || track_conf_get(name, tc) != 0) {
+	if (!name || tracks_conf_get(name, tc) != 0) {
 		http_reply_error(resp, 404, "no track \"%s\" is configured",
 		    name ? name : "");
 		return -1;
 	}
 	if (!req->db) {
-		track_conf_release(tc);
+		tracks_conf_release(tc);
 		http_reply_error(resp, 503, "store not available");
 		return -1;
 	}
@@ -238,7 +240,7 @@ api_track_get(struct http_req *req, struct http_resp *resp)
 		json_array_append_new(a, api_track_regression_json(&regs[i]));
 	json_object_set_new(o, "regressions", a);
 	track_regressions_free(regs, ng);
-	track_conf_release(&tc);
+	tracks_conf_release(&tc);
 	return http_reply_json(resp, 200, o);
 }
 
@@ -251,7 +253,7 @@ api_track_runs(struct http_req *req, struct http_resp *resp)
 	if (api_track_load(req, resp, &tc) < 0)
 		return 0;
 	a = api_track_runs_json(req->db, tc.name);
-	track_conf_release(&tc);
+	tracks_conf_release(&tc);
 	return http_reply_json(resp, 200, json_pack("{s:o}", "runs", a));
 }
 
@@ -269,11 +271,11 @@ api_track_run_post(struct http_req *req, struct http_resp *resp)
 	   limit like a submission (the guard identified a role already) */
 	if (auth_identify(req, 0, &who, resp) < 0 ||
 	    limits_http(req->db, auth_limits_key(req, &who), 0, resp, 0) < 0) {
-		track_conf_release(&tc);
+		tracks_conf_release(&tc);
 		return 0;
 	}
-	r = track_run_now(req->db, tc.name, &id, &existing);
-	track_conf_release(&tc);
+	r = tracks_run_now(req->db, tc.name, &id, &existing);
+	tracks_conf_release(&tc);
 	if (r != 0)
 		return http_reply_error(resp, 500, "cannot store the run");
 	return http_reply_json(resp, 202, json_pack("{s:I,s:b,s:s}", "id",
@@ -305,7 +307,7 @@ api_track_reg_load(struct http_req *req, struct http_resp *resp,
 	return 0;
 }
 
-json_t *
+static json_t *
 api_track_regression_full(const struct track_regression *g,
     const struct bisect_step *steps, size_t n)
 {
@@ -358,58 +360,6 @@ api_regression_get(struct http_req *req, struct http_resp *resp)
 	return http_reply_json(resp, 200, o);
 }
 
-void
-api_track_report(struct buf *b, const struct track_regression *g,
-    const struct bisect_step *steps, size_t n)
-{
-	size_t i;
-
-	buf_addf(b, "Greeting,\n\nkperfci's nightly runs of tree %s (track %s) "
-	    "found a %+.1f%% regression of %s.%s (%s%s%s) [95%% CI %+.1f%% .. "
-	    "%+.1f%%] between run %lld (%.12s) and run %lld (%.12s).\n\n",
-	    g->tree, g->track, g->pct_change, g->workload, g->metric,
-	    g->params, *g->params ? ", " : "", g->better < 0 ?
-	    "lower is better" : "higher is better", g->ci_lo, g->ci_hi,
-	    g->good_run, g->good_commit, g->bad_run, g->bad_commit);
-	if (g->first_bad) {
-		buf_addf(b, "commit: %s (\"%s\")\nauthor: %s\n", g->first_bad,
-		    g->subject ? g->subject : "", g->author ? g->author : "");
-		if (g->link)
-			buf_addf(b, "link:   %s\n", g->link);
-	} else if (g->suspects && !strcmp(g->state, "unconfirmed")) {
-		buf_addf(b, "the bisect ended on %s, but it is not named: it "
-		    "did not reproduce in boots of its own\n", g->suspects);
-	} else if (g->suspects) {
-		buf_addf(b, "the first bad commit is one of (they did not build "
-		    "or boot): %s\n", g->suspects);
-	} else {
-		buf_addf(b, "bisect: %s%s%s\n", g->state, g->error ? ": " : "",
-		    g->error ? g->error : "");
-	}
-	if (g->verified)
-		buf_addf(b, "verified: %s\n", g->verified);
-	buf_addf(b, "\nin testcase: %s\non test machine: the kperfci agent "
-	    "pool (see the runs' jobs)\nwith following parameters: %s\n\n",
-	    g->workload, *g->params ? g->params : "(defaults)");
-	buf_addf(b, "bisect steps (%%change of the step from the last good, "
-	    "and of the first bad from the step, 95%% CI):\n\n");
-	for (i = 0; i < n; i++)
-		buf_addf(b, "  %.12s  %-5s  %2d boots  %+6.1f%% [%+.1f%%, "
-		    "%+.1f%%]  %+6.1f%% [%+.1f%%, %+.1f%%]  %s\n",
-		    steps[i].commit_id, steps[i].verdict ? steps[i].verdict :
-		    steps[i].state, steps[i].boots, steps[i].pct_vs_good,
-		    steps[i].ci_good_lo, steps[i].ci_good_hi,
-		    steps[i].pct_vs_bad, steps[i].ci_bad_lo, steps[i].ci_bad_hi,
-		    steps[i].reason ? steps[i].reason : "");
-	buf_addf(b, "\nTo reproduce:\n\n  git checkout %s\n  kperfci build "
-	    "--tree TREE --commit %s --cache DIR\n  kperfci-load --matrix "
-	    "MATRIX    # in a guest booted with that kernel; compare with "
-	    "its parent\n\nIf you fix the issue, kindly add following tag\n"
-	    "| Reported-by: kperfci nightly\n| Closes: /regressions/%lld\n",
-	    g->first_bad ? g->first_bad : g->bad_commit,
-	    g->first_bad ? g->first_bad : g->bad_commit, g->id);
-}
-
 static int
 api_regression_report(struct http_req *req, struct http_resp *resp)
 {
@@ -421,7 +371,7 @@ api_regression_report(struct http_req *req, struct http_resp *resp)
 
 	if (api_track_reg_load(req, resp, &g, &steps, &n) < 0)
 		return 0;
-	api_track_report(&b, &g, steps, n);
+	tracks_report(&b, &g, steps, n);
 	r = http_reply_text(resp, 200, "text/plain; charset=utf-8", b.data);
 	buf_release(&b);
 	bisect_steps_free(steps, n);

@@ -9,14 +9,14 @@
 
 #include "daemon/http.h"
 #include "daemon/routes.h"
-#include "daemon/watch.h"
+#include "daemon/watches.h"
 
 static int
 api_watches(struct http_req *req, struct http_resp *resp)
 {
 	(void)req;
 	return http_reply_json(resp, 200, json_pack("{s:o}", "watches",
-	    watch_list_json()));
+	    watches_json()));
 }
 
 const struct route api_watch_routes[] = {

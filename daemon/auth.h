@@ -37,6 +37,7 @@
 
 #include <jansson.h>
 
+#include "daemon/auth_client.h"
 #include "daemon/http.h"
 #include "lib/buf.h"
 
@@ -74,10 +75,6 @@ int	 auth_guard(struct http_req *, const struct route *,
 int	 auth_preflight(struct http_req *, const struct route *,
 	    struct http_resp *, char *principal, size_t);
 
-/* auth_client's answer for a proxied request whose last X-Forwarded-For
-   hop is not an address: a bucket of its own, never the proxy's. */
-#define AUTH_CLIENT_UNPARSED	"unparsed-x-forwarded-for"
-
 /*
  * Who sent req.  0 with *who (AUTH_ANON when no token and not trusted
  * loopback), or -1 with 403 in resp when a token was sent that nobody
@@ -93,19 +90,6 @@ int	 auth_trusted_loopback(const struct http_req *);
    (auth_client; the string lives until this thread's next call). */
 const char *auth_limits_key(const struct http_req *,
 	    const struct auth_who *);
-
-/*
- * The client address of req into out[0..n): its peer, or, when the peer
- * is a configured [auth] proxy, the last hop of its (last)
- * X-Forwarded-For header -- the address the proxy saw; a hop that is not
- * an address leaves the proxy's.  "" for an in-process request (no peer).
- * Returns out.
- */
-char	*auth_client(const struct http_req *, char *out, size_t n);
-/* auth_client with an IPv6 address made its /64: the key the failed-token
-   throttles count by (one host's /64 is one client, as an IPv4 address). */
-char	*auth_client_key(const struct http_req *, char *out, size_t n);
-
 
 /* 1 if who may cancel or re-run a series submitted by owner (NULL: by
    nobody known, so admin only). */

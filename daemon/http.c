@@ -28,7 +28,6 @@
 
 #include <microhttpd.h>
 
-#include "daemon/html.h"
 #include "daemon/http.h"
 #include "daemon/http_cache.h"
 #include "daemon/http_conns.h"
@@ -509,7 +508,7 @@ http_error_for(const struct http_req *r, const struct route *rt,
     struct http_resp *resp, int status, const char *msg)
 {
 	if (http_wants_html(r, rt))
-		html_error_page(resp, status, msg);
+		http_route_error_page(resp, status, msg);
 	else
 		http_reply_error(resp, status, "%s", msg);
 }

@@ -186,6 +186,14 @@ extern int (*const http_route_guard)(struct http_req *, const struct route *,
 	    struct http_resp *);
 
 /*
+ * Writes the error page of a request that reads HTML (a ROUTE_HTML route,
+ * or a path outside /api/) into resp (routes.c: html_error_page), so
+ * http.c writes no HTML of its own and never includes the page frame.
+ */
+extern void (*const http_route_error_page)(struct http_resp *, int status,
+	    const char *msg);
+
+/*
  * Who is sending a body, as far as its headers tell (http_route_preflight
  * decides it before a byte of the body is read or any room reserved for
  * it).  Each principal has its own share of [http] max_inflight, so no

@@ -29,6 +29,7 @@
 #include "daemon/kcidb.h"
 #include "daemon/mail.h"
 #include "daemon/pipeline.h"
+#include "daemon/sched.h"
 #include "daemon/settings.h"
 #include "daemon/track.h"
 #include "daemon/watch.h"
@@ -192,6 +193,9 @@ kperfcid_serve(const struct settings *set)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
+	/* the wiring that would otherwise call up a floor (t0010): a
+	   finished comparison asks the mail queue for its reply */
+	sched_set_done_hook(mail_comparison_done);
 	/* builds have their own workers, one per [build] slot */
 	if (pipeline_start(set->daemon.workers, set->build.slots,
 	    set->daemon.poll) < 0)

@@ -27,8 +27,6 @@
 #include "daemon/app.h"
 #include "daemon/db.h"
 #include "daemon/pipeline.h"
-#include "daemon/sched.h"
-#include "daemon/stage_build.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 

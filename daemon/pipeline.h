@@ -93,7 +93,20 @@ int	 pipeline_state_is_final(const char *state);
 struct db_series;
 int	 pipeline_series_rests(const struct db_series *);
 
-/* The fetch stage (intake.c): queued -> fetched. */
+/*
+ * The stage functions of the daemon's table, declared here as routes.h
+ * declares the route tables: each stage's file implements its rows and
+ * includes this header; pipeline.c calls them only through the table, so
+ * the pipeline never includes a stage's file (the floors of t0010).
+ */
+/* queued -> fetched (intake.c) */
 int	 stage_fetch(struct stage_ctx *);
+/* fetched -> applied: choose the base, apply the series (stage_build.c) */
+int	 stage_apply(struct stage_ctx *);
+/* applied -> built: build base, then patched from it (stage_build.c) */
+int	 stage_build(struct stage_ctx *);
+/* built -> running, running -> done: the comparison (sched.c) */
+int	 stage_sched_start(struct stage_ctx *);
+int	 stage_sched_wait(struct stage_ctx *);
 
 #endif

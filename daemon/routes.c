@@ -5,11 +5,11 @@
 #include <stddef.h>
 
 #include "daemon/auth.h"
+#include "daemon/html.h"
 #include "daemon/mail.h"
 #include "daemon/report.h"
 #include "daemon/routes.h"
 #include "daemon/sched.h"
-#include "daemon/stage_build.h"
 
 const struct route *const http_route_tables[] = {
 	api_series_routes,
@@ -34,3 +34,6 @@ int (*const http_route_guard)(struct http_req *, const struct route *,
 
 int (*const http_route_preflight)(struct http_req *, const struct route *,
     struct http_resp *, char *, size_t) = auth_preflight;
+
+void (*const http_route_error_page)(struct http_resp *, int, const char *) =
+    html_error_page;

@@ -40,7 +40,6 @@
 #include "daemon/db_exercise.h"
 #include "daemon/exercise_series.h"
 #include "core/matrix_check.h"
-#include "daemon/mail.h"
 #include "daemon/pipeline.h"
 #include "daemon/noise.h"
 #include "core/claims.h"
@@ -52,6 +51,17 @@
 
 /* Agents not seen for a day do not decide a comparison's class. */
 #define SCHED_AGENT_FRESH	86400
+
+/* Told of every finished comparison (sched_set_done_hook), or NULL. */
+static void (*sched_done_hook)(struct db *, long long sid, long long cid,
+    int look);
+
+void
+sched_set_done_hook(void (*fn)(struct db *, long long sid, long long cid,
+    int look))
+{
+	sched_done_hook = fn;
+}
 
 static long long
 sched_now(void)
@@ -1123,7 +1133,8 @@ stage_sched_wait(struct stage_ctx *ctx)
 		goto out;
 	}
 	log_info("series %lld: %s", ctx->series_id, sum.data);
-	mail_comparison_done(ctx->db, ctx->series_id, c.id, c.look);
+	if (sched_done_hook)
+		sched_done_hook(ctx->db, ctx->series_id, c.id, c.look);
 	rc = STAGE_OK;
 out:
 	free(json);

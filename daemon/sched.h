@@ -46,7 +46,6 @@
 #include "lib/buf.h"
 
 struct db;
-struct stage_ctx;
 struct stats_result;
 struct stats_opts;
 
@@ -60,9 +59,16 @@ struct stats_opts;
 /* The power "auto" plans for. */
 #define SCHED_AUTO_POWER	0.95
 
-/* The pipeline stages (rows in pipeline.c). */
-int	stage_sched_start(struct stage_ctx *);
-int	stage_sched_wait(struct stage_ctx *);
+/* The pipeline stages, stage_sched_start and stage_sched_wait, are
+   declared with the stage table in pipeline.h. */
+
+/*
+ * Whom to tell when a comparison has its verdict (stored, the series about
+ * to be done): kperfcid.c sets mail_comparison_done at start-up, so the
+ * scheduler never calls up into the mail queue.  NULL: nobody.
+ */
+void	sched_set_done_hook(void (*)(struct db *, long long sid,
+	    long long cid, int look));
 
 /*
  * Creates the comparison of series sid from two agent kernels (ids from

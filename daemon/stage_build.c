@@ -1,6 +1,12 @@
 /*
- * stage_build: the apply and build stages of the pipeline (see
- * stage_build.h), and the "builds" part of a series' page and JSON.
+ * stage_build: the pipeline stages of trees and builds (their prototypes
+ * are with the stage table in pipeline.h).
+ *
+ *	fetched -> applied	stage_apply: choose the base, apply the series
+ *	applied -> built	stage_build: build base, then patched from it
+ *
+ * When no [tree] is configured the apply stage rests (the series stays at
+ * fetched), so a daemon without trees behaves as before.
  *
  * Both stages run on pipeline worker threads, never on HTTP threads.  The
  * build stage blocks for as long as the kernel builds; build.c bounds how
@@ -24,7 +30,6 @@
 #include "daemon/kernels.h"
 #include "daemon/pipeline.h"
 #include "core/series.h"
-#include "daemon/stage_build.h"
 #include "core/tree.h"
 #include "daemon/trees.h"
 #include "lib/log.h"

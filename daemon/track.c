@@ -107,38 +107,7 @@ struct track_point;
 static int	track_wants_boots(struct db *, const char *track, long long run,
 		    const struct track_point *, size_t);
 
-/* ---- configuration ----------------------------------------------------- */
-
-void
-track_conf_release(struct track_conf *tc)
-{
-	free(tc->name);
-	free(tc->tree);
-	free(tc->branch);
-	free(tc->matrix);
-	memset(tc, 0, sizeof(*tc));
-}
-
-int
-track_conf_get(const char *name, struct track_conf *tc)
-{
-	const struct settings_track *t = settings_track(&app.settings, name);
-
-	memset(tc, 0, sizeof(*tc));
-	if (!t)
-		return -1;
-	tc->name = xstrdup(name);
-	tc->tree = xstrdup(t->tree ? t->tree : "");
-	tc->branch = xstrdup(t->branch);
-	tc->matrix = t->matrix ? xstrdup(t->matrix) : NULL;
-	tc->at_min = t->at ? config_parse_at(t->at) : -1;
-	tc->every_sec = t->every ? config_parse_every(t->every) : 0;
-	tc->boots = t->boots;
-	tc->max_boots = t->max_boots;
-	tc->priority = t->priority;
-	tc->first_parent = t->first_parent;
-	return 0;
-}
+/* ---- the timer rule ---------------------------------------------------- */
 
 int
 track_due(const struct track_conf *tc, time_t since, time_t last, time_t now)
@@ -271,6 +240,7 @@ track_start(int poll_sec)
 
 	tr_poll = poll_sec > 0 ? poll_sec : 5;
 	tr_stop = 0;
+	tracks_set_kick(track_kick);	/* a manual run (tracks.c) wakes us */
 	for (size_t i = 0; i < TRACK_NQUEUES; i++) {
 		struct track_queue *q = &tr_queues[i];
 
@@ -301,24 +271,6 @@ track_stop(void)
 		pthread_join(q->thread, NULL);
 		q->running = 0;
 	}
-}
-
-int
-track_run_now(struct db *db, const char *name, long long *id, int *existing)
-{
-	struct track_conf tc;
-	long long since;
-	int rc;
-
-	if (track_conf_get(name, &tc) != 0)
-		return 1;
-	db_track_since(db, name, time(NULL), &since);
-	rc = db_track_run_new(db, name, "manual", tc.boots, time(NULL), id,
-	    existing);
-	track_conf_release(&tc);
-	if (rc == 0)
-		track_kick();
-	return rc;
 }
 
 /* ---- builds and jobs ----------------------------------------------------- */
@@ -720,7 +672,7 @@ track_run_step(struct db *db, struct track_run *r, volatile int *stop)
 	const char *was;
 
 	memset(&tree, 0, sizeof(tree));
-	if (track_conf_get(r->track, &tc) != 0) {
+	if (tracks_conf_get(r->track, &tc) != 0) {
 		buf_addf(&err, "track %s is no longer configured", r->track);
 		goto out;
 	}
@@ -796,7 +748,7 @@ out:
 	free(matrix);
 	buf_release(&err);
 	tree_conf_release(&tree);
-	track_conf_release(&tc);
+	tracks_conf_release(&tc);
 	return moved;
 }
 
@@ -1013,7 +965,7 @@ track_regression_new(struct db *db, const char *track,
 		return -1;
 	}
 	memset(&g, 0, sizeof(g));
-	track_conf_get(track, &tc);
+	tracks_conf_get(track, &tc);
 	g.track = (char *)track;
 	g.tree = tc.tree ? tc.tree : "";
 	g.workload = m->p->workload;
@@ -1036,7 +988,7 @@ track_regression_new(struct db *db, const char *track,
 		mail_regression_opened(db, *id);
 		rc = 0;
 	}
-	track_conf_release(&tc);
+	tracks_conf_release(&tc);
 	track_run_release(&good);
 	track_run_release(&bad);
 	return rc;
@@ -1821,7 +1773,7 @@ track_bisect_step(struct db *db, struct track_regression *g,
 	int rc = 0;
 
 	memset(&tree, 0, sizeof(tree));
-	if (track_conf_get(g->track, &tc) != 0 ||
+	if (tracks_conf_get(g->track, &tc) != 0 ||
 	    trees_conf(tc.tree, &tree, &err) != 0) {
 		track_set(&g->state, "failed");
 		track_set(&g->error, err.len ? err.data : "the track is no "
@@ -1843,7 +1795,7 @@ track_bisect_step(struct db *db, struct track_regression *g,
 out:
 	bisect_steps_free(steps, n);
 	tree_conf_release(&tree);
-	track_conf_release(&tc);
+	tracks_conf_release(&tc);
 	buf_release(&err);
 	return rc;
 }
@@ -1862,7 +1814,7 @@ track_timers(struct db *db)
 
 	for (i = 0; i < app.settings.ntracks; i++) {
 		name = app.settings.tracks[i].name;
-		if (track_conf_get(name, &tc) != 0)
+		if (tracks_conf_get(name, &tc) != 0)
 			continue;
 		if (db_track_since(db, name, now, &since) == 0 &&
 		    db_track_last_timer(db, name, &last) == 0 &&
@@ -1872,7 +1824,7 @@ track_timers(struct db *db)
 			log_info("track %s: run %lld queued (timer)", name, id);
 			n++;
 		}
-		track_conf_release(&tc);
+		tracks_conf_release(&tc);
 	}
 	return n;
 }

@@ -24,21 +24,10 @@
 
 #include <time.h>
 
+#include "daemon/tracks.h"
 #include "lib/buf.h"
 
 struct db;
-
-struct track_conf {
-	char	*name, *tree, *branch, *matrix;	/* matrix: a path or NULL */
-	int	 at_min;		/* minutes after local midnight, -1 */
-	long	 every_sec;		/* 0: none */
-	int	 boots, max_boots, priority, first_parent;
-};
-
-void	track_conf_release(struct track_conf *);
-/* Fills tc from [track "name"] of app.settings.  0, or -1 (no such track). */
-int	track_conf_get(const char *name, struct track_conf *tc);
-
 
 /*
  * Whether a timer run is due at now: the newest scheduled time at or
@@ -53,13 +42,6 @@ int	track_due(const struct track_conf *, time_t since, time_t last,
 int	track_start(int poll_sec);
 void	track_kick(void);
 void	track_stop(void);
-
-/*
- * Queues a manual run of track name.  *id the run; *existing 1 when a run
- * of the track was already in progress (its id).  0, 1 unknown track, -1.
- */
-int	track_run_now(struct db *, const char *name, long long *id,
-	    int *existing);
 
 /*
  * After a done run: the online rule (changepoint_online) over every

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/api_track.h"
 #include "daemon/app.h"
 #include "daemon/config.h"
 #include "daemon/db_track.h"
@@ -25,7 +24,7 @@
 #include "daemon/http.h"
 #include "daemon/routes.h"
 #include "core/svg.h"
-#include "daemon/track.h"
+#include "daemon/tracks.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
 
@@ -81,7 +80,7 @@ ui_tracks(struct http_req *req, struct http_resp *resp)
 		struct track_regression *regs = NULL;
 		size_t nr = 0, ng = 0;
 
-		if (track_conf_get(name, &tc) != 0)
+		if (tracks_conf_get(name, &tc) != 0)
 			continue;
 		if (req->db) {
 			db_track_runs(req->db, name, 1, &runs, &nr);
@@ -126,7 +125,7 @@ ui_tracks(struct http_req *req, struct http_resp *resp)
 		buf_addstr(&b, "</td></tr>\n");
 		track_runs_free(runs, nr);
 		track_regressions_free(regs, ng);
-		track_conf_release(&tc);
+		tracks_conf_release(&tc);
 	}
 	buf_addstr(&b, "</table>\n");
 	if (i == 0)
@@ -267,12 +266,12 @@ ui_track_page(struct http_req *req, struct http_resp *resp)
 	struct track_point *pts = NULL;
 	size_t nr = 0, ng = 0, np = 0, i, j;
 
-	if (!name || track_conf_get(name, &tc) != 0) {
+	if (!name || tracks_conf_get(name, &tc) != 0) {
 		html_error_page(resp, 404, "no such track is configured");
 		return 0;
 	}
 	if (!req->db) {
-		track_conf_release(&tc);
+		tracks_conf_release(&tc);
 		html_error_page(resp, 503, "store not available");
 		return 0;
 	}
@@ -324,7 +323,7 @@ ui_track_page(struct http_req *req, struct http_resp *resp)
 	track_points_free(pts, np);
 	track_runs_free(runs, nr);
 	track_regressions_free(regs, ng);
-	track_conf_release(&tc);
+	tracks_conf_release(&tc);
 	buf_release(&t);
 	return 0;
 }
@@ -466,7 +465,7 @@ ui_regression(struct http_req *req, struct http_resp *resp)
 		buf_addstr(&b, "</td></tr>\n");
 	}
 	buf_addstr(&b, "</table>\n");
-	api_track_report(&rep, &g, steps, n);
+	tracks_report(&rep, &g, steps, n);
 	buf_addf(&b, "<h2>Report</h2>\n<p><a href=\"/regressions/%lld/"
 	    "report.txt\">report.txt</a></p>\n<pre class=\"report\">", id);
 	html_txt(&b, rep.data);

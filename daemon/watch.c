@@ -42,6 +42,7 @@
 #include "daemon/mail.h"
 #include "daemon/mail_threads.h"
 #include "daemon/watch_search.h"
+#include "daemon/watches.h"
 #include "core/lore.h"
 #include "core/mbox.h"
 #include "core/mime.h"
@@ -53,7 +54,6 @@
 
 #define WATCH_MAX_BACKOFF	(6 * 3600)
 #define WATCH_MAX_OLDER		16
-#define WATCH_MAX_SKIPPED	ATOM_MAX_SKIPPED
 
 /* What came of one entry (watch_entry). */
 enum watch_rc {
@@ -63,54 +63,8 @@ enum watch_rc {
 	WATCH_RETRY,		/* a lore or store error: next poll */
 };
 
-struct watch {
-	const char	*name;		/* borrowed from app.settings */
-	const char	*lore, *list;
-	const char	**paths;
-	size_t		 npaths;
-	long long	 poll, per_day, priority, author_max;
-	/* state, under watch_lock */
-	time_t		 next, last_poll;
-	int		 failures;
-	char		*last_error;
-	long long	 last_new;	/* series submitted by the last poll */
-	char		*skipped[WATCH_MAX_SKIPPED];	/* the last poll's */
-	size_t		 nskipped, nbad;
-};
-
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t watch_thread;
 static int watch_running, watch_stopping;
-static struct watch *watches;
-static size_t nwatches;
-
-/* ---- configuration --------------------------------------------------- */
-
-static void
-watch_load(const struct settings *set)
-{
-	nwatches = 0;
-	watches = xcalloc(set->nwatches + 1, sizeof(*watches));
-	for (size_t i = 0; i < set->nwatches; i++) {
-		const struct settings_watch *sw = &set->watches[i];
-		struct watch *w = &watches[nwatches++];
-
-		w->name = sw->name;
-		w->lore = sw->lore;
-		w->list = sw->list;
-		w->poll = sw->poll;
-		w->per_day = sw->per_day;
-		/* rounded up: per_day 6, share 3: 2 each */
-		w->author_max = (sw->per_day + sw->author_share - 1) /
-		    (sw->author_share > 0 ? sw->author_share : 1);
-		w->priority = sw->priority;
-		w->paths = xcalloc(sw->npaths + 1, sizeof(*w->paths));
-		memcpy(w->paths, sw->paths, sw->npaths * sizeof(*w->paths));
-		w->npaths = sw->npaths;
-		w->next = time(NULL);
-	}
-}
 
 /* ---- paths ----------------------------------------------------------- */
 
@@ -414,7 +368,7 @@ out:
 
 /* ---- one poll -------------------------------------------------------- */
 
-/* The last poll's skipped entries, for the status (under watch_lock). */
+/* The last poll's skipped entries, for the status (watches.h). */
 struct watch_skips {
 	char	*v[WATCH_MAX_SKIPPED];
 	size_t	 n, nbad;
@@ -574,13 +528,13 @@ watch_poll(struct db *db, struct watch *w, struct buf *err)
 		watch_search_commit(db, w->name);
 	rc = 0;
 out:
-	pthread_mutex_lock(&watch_lock);
+	watches_lock();
 	for (size_t i = 0; i < w->nskipped; i++)
 		free(w->skipped[i]);
 	memcpy(w->skipped, sk.v, sizeof(sk.v));
 	w->nskipped = sk.n;
 	w->nbad = sk.nbad;
-	pthread_mutex_unlock(&watch_lock);
+	watches_unlock();
 	atom_feed_release(&feed);
 	buf_release(&body);
 	return rc;
@@ -603,24 +557,25 @@ watch_main(void *arg)
 	struct db *db = app_db();
 
 	(void)arg;
-	pthread_mutex_lock(&watch_lock);
+	watches_lock();
 	while (!watch_stopping) {
 		time_t now = time(NULL), soonest = now + 3600;
 		struct timespec ts;
 
 		/* the threads of series submitted by URL, for commands */
 		if (watch_threads_on() && db && now >= threads_next) {
-			pthread_mutex_unlock(&watch_lock);
+			watches_unlock();
 			mail_threads_poll(db);
-			pthread_mutex_lock(&watch_lock);
+			watches_lock();
 			threads_next = time(NULL) +
 			    app.settings.mail.thread_poll;
 		}
 		if (watch_threads_on() && threads_next < soonest)
 			soonest = threads_next;
 
-		for (size_t i = 0; i < nwatches && !watch_stopping; i++) {
-			struct watch *w = &watches[i];
+		for (size_t i = 0; i < watches_count() && !watch_stopping;
+		    i++) {
+			struct watch *w = watches_get(i);
 			struct buf err = BUF_INIT(4096);
 			int r;
 
@@ -629,9 +584,9 @@ watch_main(void *arg)
 					soonest = w->next;
 				continue;
 			}
-			pthread_mutex_unlock(&watch_lock);
+			watches_unlock();
 			r = db ? watch_poll(db, w, &err) : -1;
-			pthread_mutex_lock(&watch_lock);
+			watches_lock();
 			w->last_poll = time(NULL);
 			free(w->last_error);
 			w->last_error = NULL;
@@ -661,9 +616,9 @@ watch_main(void *arg)
 			break;
 		ts.tv_sec = soonest;
 		ts.tv_nsec = 0;
-		pthread_cond_timedwait(&watch_cond, &watch_lock, &ts);
+		watches_wait(&ts);
 	}
-	pthread_mutex_unlock(&watch_lock);
+	watches_unlock();
 	app_db_close_thread();
 	return NULL;
 }
@@ -671,10 +626,11 @@ watch_main(void *arg)
 int
 watch_start(void)
 {
+	size_t n;
 	int e;
 
-	watch_load(&app.settings);
-	if (!nwatches && !watch_threads_on())
+	watches_load(&app.settings);
+	if (!(n = watches_count()) && !watch_threads_on())
 		return 0;
 	threads_next = 0;
 	watch_stopping = 0;
@@ -684,7 +640,7 @@ watch_start(void)
 		return -1;
 	}
 	watch_running = 1;
-	log_info("watching %zu list%s%s", nwatches, nwatches == 1 ? "" : "s",
+	log_info("watching %zu list%s%s", n, n == 1 ? "" : "s",
 	    watch_threads_on() ? " and the threads of series submitted by "
 	    "URL" : "");
 	return 0;
@@ -694,56 +650,12 @@ void
 watch_stop(void)
 {
 	if (watch_running) {
-		pthread_mutex_lock(&watch_lock);
+		watches_lock();
 		watch_stopping = 1;
-		pthread_cond_broadcast(&watch_cond);
-		pthread_mutex_unlock(&watch_lock);
+		watches_wake();
+		watches_unlock();
 		pthread_join(watch_thread, NULL);
 		watch_running = 0;
 	}
-	for (size_t i = 0; i < nwatches; i++) {
-		free(watches[i].paths);
-		free(watches[i].last_error);
-		for (size_t j = 0; j < watches[i].nskipped; j++)
-			free(watches[i].skipped[j]);
-	}
-	free(watches);
-	watches = NULL;
-	nwatches = 0;
-}
-
-json_t *
-watch_list_json(void)
-{
-	json_t *a = json_array();
-	struct db *db = app_db();
-
-	pthread_mutex_lock(&watch_lock);
-	for (size_t i = 0; i < nwatches; i++) {
-		const struct watch *w = &watches[i];
-		json_t *paths = json_array(), *skipped = json_array();
-		long long seen = 0, sub = 0;
-
-		for (size_t j = 0; j < w->npaths; j++)
-			json_array_append_new(paths, json_string(w->paths[j]));
-		for (size_t j = 0; j < w->nskipped; j++)
-			json_array_append_new(skipped,
-			    json_string(w->skipped[j]));
-		if (db)
-			db_watch_counts(db, w->name, &seen, &sub);
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:I,s:I,"
-		    "s:I,s:I,s:I,s:I,s:I,s:I,s:s?,s:o,s:I}", "name", w->name,
-		    "lore", w->lore, "list", w->list, "paths", paths,
-		    "poll", (json_int_t)w->poll,
-		    "per_day", (json_int_t)w->per_day,
-		    "per_author", (json_int_t)w->author_max,
-		    "priority", (json_int_t)w->priority,
-		    "last_poll", (json_int_t)w->last_poll,
-		    "failures", (json_int_t)w->failures,
-		    "seen", (json_int_t)seen, "submitted", (json_int_t)sub,
-		    "last_error", w->last_error,
-		    "skipped", skipped, "skipped_count", (json_int_t)w->nbad));
-	}
-	pthread_mutex_unlock(&watch_lock);
-	return a;
+	watches_release();
 }

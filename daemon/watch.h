@@ -19,7 +19,6 @@
 #include <stddef.h>
 
 struct buf;
-struct json_t;
 
 /* Starts and stops the polling thread (nothing to do without watches). */
 int	watch_start(void);
@@ -36,8 +35,5 @@ int	watch_paths_match(const char *const *filter, size_t nfilter,
 /* The changed paths of a patch's diff ("diff --git a/X b/Y": X and Y),
    appended to *paths (malloc'd strings; duplicates skipped). */
 void	watch_diff_paths(const char *diff, char ***paths, size_t *n);
-
-/* GET /api/v1/watches: each watch, its settings and its state. */
-struct json_t *watch_list_json(void);
 
 #endif
