@@ -25,7 +25,7 @@ MAKE=${MAKE:-make}
 mkdir -p build
 setsid nice -n 19 tests/fixtures/build.sh >build/fixtures.log 2>&1 &
 fx=$!
-stop_fixtures() { kill -TERM -- "-$fx" 2>/dev/null; wait "$fx" 2>/dev/null; }
+stop_fixtures() { kill -TERM "-$fx" 2>/dev/null; wait "$fx" 2>/dev/null; }
 trap 'stop_fixtures; exit 130' INT TERM
 rc=0
 P="prove --timer"	# each test's time in the log

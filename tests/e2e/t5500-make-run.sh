@@ -25,20 +25,28 @@ tar -C "$T/tar" -cJf "$T/small.tar.xz" linux-source-6.12
 PORT=$(free_port)
 LORE_PORT=$(free_port)
 # setsid: the whole process group (make, tools/run, its servers) is
-# stopped at the end with one signal, as Ctrl-C would.
+# stopped at the end with one signal, as Ctrl-C would.  The group is the
+# one the shell setsid starts writes down: setsid forks when its caller
+# leads a group (as under prove -j), so $! is not always the group.  (No
+# "--" before a negative pid: dash's kill takes it for a pid and fails,
+# which once let a whole make run outlive the test unnoticed.)
 (cd "$C" && KPERFCI_PORT=$PORT KPERFCI_LORE_PORT=$LORE_PORT \
-    KPERFCI_TARBALL="$T/small.tar.xz" exec setsid make run) \
+    KPERFCI_TARBALL="$T/small.tar.xz" exec setsid sh -c \
+    'echo $$ >"$1"; exec make run' sh "$T/run.pgid") \
     >"$T/run.log" 2>&1 &
-RUN=$!
+i=0
+until [ -s "$T/run.pgid" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+RUN=$(cat "$T/run.pgid")
+[ -n "$RUN" ] || { echo "Bail out! make run did not start"; exit 1; }
 stop_run() {
-	kill -TERM -- "-$RUN" 2>/dev/null || return 0
+	kill -TERM "-$RUN" 2>/dev/null || return 0
 	i=0
-	while kill -0 -- "-$RUN" 2>/dev/null && [ $i -lt 150 ]; do
+	while kill -0 "-$RUN" 2>/dev/null && [ $i -lt 150 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	kill -KILL -- "-$RUN" 2>/dev/null
-	wait "$RUN" 2>/dev/null
+	kill -KILL "-$RUN" 2>/dev/null
+	wait 2>/dev/null
 	:
 }
 at_exit stop_run
@@ -72,5 +80,5 @@ ok "the local qemu agent registers" wait_field \
     60 qemu-local
 stop_run
 ok "Ctrl-C stops everything (no process of the group left)" \
-    sh -c "! kill -0 -- -$RUN 2>/dev/null"
+    sh -c "! kill -0 -$RUN 2>/dev/null"
 test_done
