@@ -45,7 +45,6 @@
 #
 # Heavy: three incremental builds and BOOTS boots per side of each suite
 # (about a minute each under TCG), on two agents at once.
-# check: alone (two qemu agents, a core each)
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
