@@ -5,7 +5,8 @@
  * How a body is read.  Quoted lines ('>'), the diff, the "---" changelog
  * and the signature are skipped, and so are lines that are not the
  * author's measurements: trailers, shell commands of a reproducer,
- * dmesg, a kernel test robot's parameters, a pasted perf profile.  A line
+ * dmesg, a kernel test robot's parameters, a pasted perf profile (perf
+ * report, perf c2c), stress-ng's --times lines.  A line
  * that is data (a table row, a time(1) line, a "name before -> after"
  * line) is read as a line by the line rules; the other lines form
  * paragraphs cut into sentences, read by the sentence rules.
@@ -65,14 +66,42 @@
  *                 "nr_threads 1 2 4 8" then a base and a patched row; one
  *                 claim per count; boxed "| Cores | Patch 1 | Patch 2 |"
  *                 tables with a "(ns)" unit line under the header
+ *   sweep-split   "Without the patches:" and "With the patches:" tables
+ *                 under the same header "Gb Rep Threads User System Wall
+ *                 flt/cpu/s": rows matched by the count, one claim per
+ *                 column that names a metric (set-up columns claim nothing)
+ *   sweep-norm    normalised tables: "Test : tbench", "Units", "Interpretation:
+ *                 Lower is better", "Clients: tip[pct imp](CV) new[pct
+ *                 imp](CV)" rows: each later column a claim, its change the
+ *                 pct imp (turned for lower-is-better; CV is spread); a
+ *                 "%diff" table's rows are changes
+ *   fio-line      "v6.2: write: IOPS=4328, BW=8724KiB/s" then "(patched):
+ *                 write: IOPS=801k, BW=1565MiB/s" (in the base's unit);
+ *                 "Instance 1 r=27.5GiB/s,w=3125MiB/s r=75.9GiB/s,...";
+ *                 the command's --numjobs are the threads, and a
+ *                 percentage that is one of its -rwmixwrite=[10,30,50]
+ *                 names that setting ("for rw 10%"), no claim
+ *   perf-lock-pair a "perf lock contention" table, then another: rows
+ *                 matched by caller, contended and the three waits before
+ *                 and after (in the before's unit)
  *   arrow-line    "contended 1800223 -> 402117", "total wait 33.10 s ->
  *                 5.02 s", "real 12m03s -> 9m41s", "_raw_spin_lock 38.2%
  *                 -> 7.9%": a short label and two values
  *   table-row     "shmem, 80 threads  7.94M  10.33M  (+30%)": a label, a
  *                 before and an after value, an optional change; without
- *                 the change only under a "before after" header
- *   time-block    "Before:" / "After:" followed by time(1) lines (real,
- *                 user, sys): the mean of each before vs after
+ *                 the change only under a "before after" header, where
+ *                 each value may carry its spread ("6445.69 (61.95)"); the
+ *                 label's "make -j96" is the threads, "(64K)" the folio
+ *                 size and "(4K)" none, over the caption's
+ *   time-block    "Before:" / "After:" ("After (1.8% faster):", "* Before",
+ *                 "a) With this patch series applied:" then "b) Without
+ *                 this patch series:", either first)
+ *                 followed by time(1) lines (real, user, sys; its default
+ *                 "6.07user 250.74system 4:17.26elapsed 99%CPU", never the
+ *                 CPU share), "Sys time: X, Real time: Y", fio's "bw ...
+ *                 avg=" and "iops ... avg=" (never per=), a bare "94055.61
+ *                 qps" or "11143285 us", "Average=355/750" (alloc/free
+ *                 cycles): the mean of each before vs after
  *   from-to       "from 64% to 20%", "64% -> 20%", "from 629.1s to
  *                 457.5s", "from 1:02:11 to 0:58:40", "from 912344 to
  *                 120983" (counts only with a metric word in the clause)
@@ -104,6 +133,7 @@
 #define CLAIMS_SENTENCE_MAX	2048
 #define CLAIMS_TOK_MAX		24	/* tokens a data line is read by */
 #define CLAIMS_SWEEP_MAX	16	/* columns of a sweep table */
+#define CLAIMS_TB_SLOTS		24	/* figures of a time-block */
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -124,6 +154,9 @@ static const struct claim_word {
 	{ "pages per second", "pages/s", CLAIM_M_RATE, "fault-free", NULL },
 	{ "pages/s", "pages/s", CLAIM_M_RATE, "fault-free", NULL },
 	{ "throughput", "throughput", CLAIM_M_RATE, NULL, NULL },
+	{ "bandwidth", "bandwidth", CLAIM_M_RATE, NULL, NULL },
+	{ "cache miss rate", "cache miss rate", CLAIM_M_OTHER, NULL, NULL },
+	{ "fps", "FPS", CLAIM_M_RATE, NULL, NULL },
 	{ "ops/s", "ops/s", CLAIM_M_RATE, NULL, NULL },
 	{ "operations per second", "ops/s", CLAIM_M_RATE, NULL, NULL },
 	{ "per_process_ops", "per_process_ops", CLAIM_M_RATE, "page-fault",
@@ -150,6 +183,8 @@ static const struct claim_word {
 	{ "p99", "latency", CLAIM_M_LATENCY, NULL, NULL },
 	{ "sys time", "sys time", CLAIM_M_TIME_SYS, NULL, NULL },
 	{ "system time", "sys time", CLAIM_M_TIME_SYS, NULL, NULL },
+	/* "Kernel cycles% drops from ~20% to ~18.7%": the kernel's share */
+	{ "kernel cycles", "sys time", CLAIM_M_TIME_SYS, NULL, NULL },
 	{ "user time", "user time", CLAIM_M_TIME_USER, NULL, NULL },
 	{ "wall time", "wall time", CLAIM_M_TIME_REAL, NULL, NULL },
 	{ "elapsed", "wall time", CLAIM_M_TIME_REAL, NULL, NULL },
@@ -163,6 +198,8 @@ static const struct claim_word {
 	{ "contention", "lock contention", CLAIM_M_LOCK, NULL, NULL },
 	{ "spinning", "lock contention", CLAIM_M_LOCK, NULL, NULL },
 	{ "spin_lock", "lock contention", CLAIM_M_LOCK, NULL, NULL },
+	/* "the cycles per load dropping from ~2.2K to ~0.5K": a cost */
+	{ "cycles per", "cycles", CLAIM_M_LATENCY, NULL, NULL },
 	{ "cycles", "cycles", CLAIM_M_NONE, NULL, NULL },
 	{ "lru lock", "lru_lock", CLAIM_M_NONE, NULL, "lru_lock" },
 	{ "lru_lock", "lru_lock", CLAIM_M_NONE, NULL, "lru_lock" },
@@ -357,7 +394,7 @@ claims_duration_at(const char *s, size_t len, double *secs)
 /* Units a value may carry, longest first (after an optional space). */
 static const char *const claims_units[] = {
 	"pages/s", "faults/s", "ops/s", "MB/s", "GB/s", "KB/s", "GiB/s",
-	"MiB/s", "KiB/s", "seconds",
+	"MiB/s", "KiB/s", "/s", "seconds",
 	"secs", "sec", "ms", "us", "ns", "\xc2\xb5s", "s", NULL,
 };
 
@@ -485,6 +522,10 @@ claims_count_near4(const char *s, size_t len,
 				wl = strlen(*w);
 				if (j + wl > len || strncasecmp(s + j, *w, wl))
 					continue;
+				/* "512-processor" is no count of processes */
+				if (j + wl < len && isalpha((unsigned char)
+				    s[j + wl]))
+					break;
 				d = i >= end ? i - end : at > j + wl ?
 				    at - j - wl : 0;
 				if (d < bestd[k]) {
@@ -816,6 +857,32 @@ struct claims_span {
 
 static const struct claims_span claims_nospan = { NULL, 0 };
 
+/* A figure of a time-block: the sum of its values per phase. */
+struct claims_tb_slot {
+	char		 key[40];	/* "real", "bw", "qps" */
+	enum claim_metric metric;
+	char		 unit[8];
+	double		 sum[2];
+	int		 n[2];
+};
+
+/* Two tables by count, before and after, with the same header. */
+#define CLAIMS_SPLIT_ROWS	16
+struct claims_split {
+	int		 phase;		/* 0 none, 1 the first table's rows,
+					   2 between, 3 the second's rows */
+	char		 hdr[200];	/* the header, spaces collapsed (12
+					   tokens of at most 15 bytes) */
+	size_t		 ncol, key;	/* columns; the count's column */
+	int		 what;		/* 0 threads, 1 processes, 2 cpus */
+	enum claim_metric m[CLAIMS_TOK_MAX];	/* per column, NONE: skip */
+	char		 name[CLAIMS_TOK_MAX][16];
+	size_t		 nrows;
+	int		 count[CLAIMS_SPLIT_ROWS];
+	double		 v[CLAIMS_SPLIT_ROWS][CLAIMS_TOK_MAX];
+	char		 unit[CLAIMS_TOK_MAX][8];
+};
+
 /* A table by count: one claim per thread (process, CPU) count. */
 struct claims_sweep {
 	int		 mode;		/* 0 none, 1 a row per count, 2 a
@@ -842,8 +909,12 @@ struct claims_ctx {
 	/* time-block: sums of real/user/sys per phase */
 	char		*tb_title;
 	int		 tb_phase;	/* 0 none, 1 before, 2 after */
-	double		 tb_sum[2][3];
-	int		 tb_n[2][3];
+	struct claims_tb_slot tb[CLAIMS_TB_SLOTS];	/* 0..2 real, user,
+						   sys; then fio, rates */
+	size_t		 tb_nslot;
+	int		 tb_near;	/* the line before was the block's */
+	int		 tb_seen;	/* "with" markers seen: 1 before, 2
+					   after (in either order) */
 	int		 table_header;	/* "before after" seen in paragraph */
 	int		 lkp_box;	/* in a robot's "| testcase: |" box */
 	char		*mm_test;	/* an mmtests table's test name */
@@ -854,6 +925,28 @@ struct claims_ctx {
 	enum claim_metric cap_metric;
 	int		 mm_seen;	/* an mmtests row in this message */
 	struct claims_sweep sweep;
+	struct claims_split split;
+	/* a normalised table ("Test : tbench", "tip[pct imp](CV)") */
+	int		 nm_on;		/* 1 after "Test :", 2 under a header */
+	int		 nm_lower;	/* "Interpretation: Lower is better" */
+	int		 nm_what;	/* -1 no count, 0 threads */
+	int		 nm_diff;	/* a "%diff" table: one change a row */
+	int		 nm_rows;	/* rows read under the header */
+	/* perf lock contention tables, before then after, by caller */
+	int		 pl_phase;	/* 0, 1 the first's rows, 2 between,
+					   3 the second's rows */
+	size_t		 pl_n;
+	char		 pl_caller[CLAIMS_SPLIT_ROWS][48];
+	double		 pl_v[CLAIMS_SPLIT_ROWS][4];
+	char		 pl_u[CLAIMS_SPLIT_ROWS][3][4];
+	/* fio: "--numjobs=8" of its command, the base's "IOPS=" line */
+	int		 fio_jobs;
+	uint64_t	 fio_mix[2];	/* rwmixwrite= percentages: 0..127 */
+	int		 fio_has;
+	double		 fio_v[2];
+	char		 fio_u[2][8];
+	enum claim_metric nm_metric;
+	char		 nm_test[24];
 	size_t		 first;		/* first claim of this message */
 	/* the current sentence up to its first number: shared conditions */
 	struct claims_span prefix;
@@ -1735,6 +1828,617 @@ not_row:
 	return 0;
 }
 
+/*
+ * The metric of a split table's column, by its name: "User", "System",
+ * "Wall", "flt/cpu/s", "fault/wsec"; CLAIM_M_NONE for the set-up's
+ * columns ("Gb", "Rep").
+ */
+static enum claim_metric
+claims_split_metric(const char *t, size_t l)
+{
+	if (claims_starts_word(t, l, "user"))
+		return CLAIM_M_TIME_USER;
+	if (claims_starts_word(t, l, "system") || claims_starts_word(t, l,
+	    "sys"))
+		return CLAIM_M_TIME_SYS;
+	if (claims_starts_word(t, l, "wall") || claims_starts_word(t, l,
+	    "real") || claims_starts_word(t, l, "elapsed"))
+		return CLAIM_M_TIME_REAL;
+	if ((l > 2 && !strncmp(t + l - 2, "/s", 2)) || (l > 4 &&
+	    !strncmp(t + l - 4, "/sec", 4)) || (l > 4 && !strncmp(t + l - 4,
+	    "wsec", 4)))
+		return CLAIM_M_RATE;
+	return claims_class(t, l);
+}
+
+/*
+ * A split table's header: "Gb Rep Threads User System Wall flt/cpu/s":
+ * a count column and at least one metric column, no numbers; 1 when
+ * line is one (the first: its rows are the base; the same header again:
+ * its rows are the patched kernel's).
+ */
+static int
+claims_split_header(struct claims_ctx *x, const char *line, size_t len)
+{
+	struct claims_split *w = &x->split;
+	struct claims_toks tk;
+	char hdr[sizeof(w->hdr)];
+	size_t n = 0, key = (size_t)-1, metrics = 0;
+	int what = -1;
+
+	if (len > 120 || memchr(line, '.', len) || memchr(line, ',', len) ||
+	    line[len - 1] == ':')
+		return 0;
+	claims_tokens(line, len, &tk);
+	if (tk.n < 3 || tk.n > 12)
+		return 0;
+	/* the count's column first: cheap, and most lines have none */
+	for (size_t i = 0; i < tk.n && key == (size_t)-1; i++) {
+		if (tk.l[i] > 15)
+			return 0;
+		if ((what = claims_sweep_what(tk.t[i], tk.l[i])) >= 0)
+			key = i;
+	}
+	if (key == (size_t)-1)
+		return 0;
+	for (size_t i = 0; i < tk.n; i++) {
+		if (tk.l[i] > 15)
+			return 0;
+		if (i != key)
+			metrics += claims_split_metric(tk.t[i], tk.l[i]) !=
+			    CLAIM_M_NONE;
+		if (n + tk.l[i] + 2 > sizeof(hdr))
+			return 0;
+		n += (size_t)snprintf(hdr + n, sizeof(hdr) - n, "%s%.*s",
+		    i ? " " : "", (int)tk.l[i], tk.t[i]);
+	}
+	if (!metrics)
+		return 0;
+	if ((w->phase == 1 || w->phase == 2) && w->nrows &&
+	    !strcmp(hdr, w->hdr)) {
+		w->phase = 3;
+		return 1;
+	}
+	memset(w, 0, sizeof(*w));
+	snprintf(w->hdr, sizeof(w->hdr), "%s", hdr);
+	w->ncol = tk.n;
+	w->key = key;
+	w->what = what;
+	for (size_t i = 0; i < tk.n; i++) {
+		w->m[i] = i == key ? CLAIM_M_NONE :
+		    claims_split_metric(tk.t[i], tk.l[i]);
+		snprintf(w->name[i], sizeof(w->name[i]), "%.*s",
+		    (int)tk.l[i], tk.t[i]);
+	}
+	w->phase = 1;
+	return 1;
+}
+
+/*
+ * sweep-split: a row of a split table ("32 3 16 1.415s 1051.759s
+ * 73.094s 5973.803 85087.358"): stored under the first header, and under
+ * the second one claim per metric column against the first table's row
+ * of the same count.
+ */
+static int
+claims_rule_sweep_split(struct claims_ctx *x, const char *line, size_t len)
+{
+	struct claims_split *w = &x->split;
+	struct claims_toks tk;
+	double v[CLAIMS_TOK_MAX];
+	char u[CLAIMS_TOK_MAX][8];
+	size_t r;
+
+	if (w->phase != 1 && w->phase != 3)
+		return 0;
+	claims_tokens(line, len, &tk);
+	if (tk.n != w->ncol)
+		goto end;
+	for (size_t i = 0; i < tk.n; i++)
+		if (!claims_tok_value(tk.t[i], tk.l[i], &v[i], u[i]))
+			goto end;
+	if (u[w->key][0] || v[w->key] != floor(v[w->key]) ||
+	    v[w->key] <= 0 || v[w->key] > 1e6)
+		goto end;
+	if (w->phase == 1) {
+		if (w->nrows < CLAIMS_SPLIT_ROWS) {
+			w->count[w->nrows] = (int)v[w->key];
+			memcpy(w->v[w->nrows], v, sizeof(v));
+			for (size_t i = 0; i < tk.n; i++)
+				memcpy(w->unit[i], u[i], sizeof(u[i]));
+			w->nrows++;
+		}
+		return 1;
+	}
+	for (r = 0; r < w->nrows && w->count[r] != (int)v[w->key]; r++)
+		;
+	for (size_t i = 0; r < w->nrows && i < tk.n; i++) {
+		char text[160];
+		int n;
+		struct claim *c;
+		struct buf words = BUF_INIT(64);
+
+		if (w->m[i] == CLAIM_M_NONE || strcmp(u[i], w->unit[i]))
+			continue;
+		n = snprintf(text, sizeof(text), "%s at %d %s: %g%s -> %g%s",
+		    w->name[i], w->count[r], w->name[w->key], w->v[r][i], u[i],
+		    v[i], u[i]);
+		c = claims_new(x, CLAIM_BEFORE_AFTER, "sweep-split", text,
+		    (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
+		if (!c)
+			break;
+		claims_set_pair(c, w->v[r][i], v[i], u[i]);
+		c->metric = w->m[i];
+		claims_sweep_cond(c, w->what, w->count[r]);
+		claims_describe_line(x, c, claims_nospan);
+		buf_addstr(&words, w->name[i]);
+		free(c->words);
+		c->words = buf_detach(&words, NULL);
+	}
+	return 1;
+end:
+	/* the first table ends: wait for its pair; the second: done */
+	w->phase = w->phase == 1 && w->nrows ? 2 : 0;
+	return 0;
+}
+
+/* "Test          : hackbench": the value after a key and its ':'. */
+static int
+claims_norm_key(const char *s, size_t len, const char *key, size_t *val)
+{
+	size_t i, kl = strlen(key);
+
+	if (len <= kl || strncmp(s, key, kl))
+		return 0;
+	for (i = kl; i < len && s[i] == ' '; i++)
+		;
+	if (i >= len || s[i] != ':')
+		return 0;
+	for (i++; i < len && s[i] == ' '; i++)
+		;
+	*val = i;
+	return 1;
+}
+
+/* A cell "0.99 [ -0.87]( 1.34)" at s[*i..len): the value and pct imp. */
+static int
+claims_norm_cell(const char *s, size_t len, size_t *i, double *v, double *imp)
+{
+	size_t k = *i, l;
+	int neg = 0;
+
+	while (k < len && s[k] == ' ')
+		k++;
+	if (!(l = claims_digits(s + k, len - k, v)))
+		return 0;
+	for (k += l; k < len && s[k] == ' '; k++)
+		;
+	if (k >= len || s[k++] != '[')
+		return 0;
+	while (k < len && s[k] == ' ')
+		k++;
+	if (k < len && (s[k] == '-' || s[k] == '+'))
+		neg = s[k++] == '-';
+	if (!(l = claims_digits(s + k, len - k, imp)))
+		return 0;
+	for (k += l; k < len && s[k] == ' '; k++)
+		;
+	if (k >= len || s[k++] != ']')
+		return 0;
+	if (k < len && s[k] == '(') {	/* the CV: spread, no claim */
+		while (k < len && s[k] != ')')
+			k++;
+		k += k < len;
+	}
+	if (neg)
+		*imp = -*imp;
+	*i = k;
+	return 1;
+}
+
+/*
+ * sweep-norm: a normalised table (tip is 1.00): "Test : tbench", "Units
+ * : Normalized throughput", "Interpretation: Higher is better", a header
+ * "Clients: tip[pct imp](CV) new[pct imp](CV)", rows "16  1.00 [ 0.00](
+ * 1.06)  1.01 [ 0.94]( 0.70)": each later column a claim, its change the
+ * pct imp (turned around when lower is better); "Clients" and
+ * "#workers" rows are thread counts, "1-groups" none.  A "%diff" table's
+ * row "ycsb-mongodb  0.09%" is one change.  1 when the line was read.
+ */
+static int
+claims_rule_sweep_norm(struct claims_ctx *x, const char *line, size_t len)
+{
+	size_t i = 0, v0, lab, labl;
+	struct claims_toks tk;
+	double base, bimp, v, imp, n;
+	char u[8];
+	struct claim *c;
+
+	while (i < len && line[i] == ' ')
+		i++;
+	if (claims_norm_key(line + i, len - i, "Test", &v0)) {
+		x->nm_on = 1;
+		x->nm_lower = x->nm_diff = x->nm_rows = 0;
+		x->nm_what = -1;
+		x->nm_metric = CLAIM_M_NONE;
+		snprintf(x->nm_test, sizeof(x->nm_test), "%.*s",
+		    (int)(len - i - v0), line + i + v0);
+		return 1;
+	}
+	if (!x->nm_on)
+		return 0;
+	if (claims_norm_key(line + i, len - i, "Units", &v0)) {
+		const char *t = line + i + v0;
+		size_t tl = len - i - v0;
+
+		x->nm_metric = claims_icontains(t, tl, "latency") ?
+		    CLAIM_M_LATENCY : claims_icontains(t, tl, "throughput") ?
+		    CLAIM_M_RATE : claims_icontains(t, tl, "time") ?
+		    CLAIM_M_TIME_REAL : CLAIM_M_OTHER;
+		return 1;
+	}
+	if (claims_norm_key(line + i, len - i, "Interpretation", &v0)) {
+		x->nm_lower = claims_starts_word(line + i + v0, len - i - v0,
+		    "lower");
+		return 1;
+	}
+	if (claims_norm_key(line + i, len - i, "Statistic", &v0))
+		return 1;
+	claims_tokens(line + i, len - i, &tk);
+	if (!tk.n)
+		return 0;
+	if (tk.t[0][tk.l[0] - 1] == ':') {	/* the header */
+		x->nm_on = 2;
+		x->nm_rows = 0;
+		x->nm_what = claims_starts_word(tk.t[0], tk.l[0], "clients") ||
+		    claims_starts_word(tk.t[0], tk.l[0], "#workers") ||
+		    claims_sweep_what(tk.t[0], tk.l[0]) == 0 ? 0 : -1;
+		x->nm_diff = tk.n == 2 && tk.l[1] == 5 &&
+		    !strncmp(tk.t[1], "%diff", 5);
+		return tk.n >= 2 && (x->nm_diff || claims_icontains(line, len,
+		    "[pct imp]"));
+	}
+	if (x->nm_on != 2)
+		return 0;
+	if (x->nm_diff) {
+		int pct;
+
+		if (tk.n < 2 || tk.n > 4)
+			return x->nm_on = 0;
+		if (!claims_tok_signed(tk.t[tk.n - 1], tk.l[tk.n - 1], &v,
+		    &pct)) {
+			if (!claims_tok_value(tk.t[tk.n - 1], tk.l[tk.n - 1], &v,
+			    u) || strcmp(u, "%"))
+				return x->nm_on = 0;
+		} else if (!pct)
+			return x->nm_on = 0;
+		x->nm_rows++;
+		c = claims_new(x, CLAIM_CHANGE, "sweep-norm", line, len);
+		if (!c)
+			return 1;
+		c->has_change = 1;
+		c->change_pct = x->nm_lower ? -v : v;
+		strcpy(c->unit, "%");
+		c->metric = x->nm_metric;
+		claims_describe_line(x, c, claims_nospan);
+		free(c->words);
+		c->words = xstrndup(tk.t[0], tk.l[0]);
+		return 1;
+	}
+	/* a row: its label, then its cells */
+	lab = i;
+	while (i < len && line[i] != ' ')
+		i++;
+	labl = i - lab;
+	if (!claims_norm_cell(line, len, &i, &base, &bimp))
+		return x->nm_on = 0;
+	x->nm_rows++;
+	while (claims_norm_cell(line, len, &i, &v, &imp)) {
+		c = claims_new(x, CLAIM_BEFORE_AFTER, "sweep-norm", line, len);
+		if (!c)
+			return 1;
+		claims_set_pair(c, base, v, "");
+		c->change_pct = x->nm_lower ? -imp : imp;
+		c->metric = x->nm_metric;
+		if (x->nm_what == 0 && claims_tok_value(line + lab, labl, &n,
+		    u) && !u[0] && n == floor(n) && n > 0 && n < 1e6)
+			c->cond.threads = (int)n;
+		claims_describe_line(x, c, claims_nospan);
+		free(c->words);
+		c->words = xstrdup(x->nm_test);
+	}
+	return 1;
+}
+
+/* Bytes per second in one of a rate unit ("MiB/s"); 0 for others. */
+static double
+claims_rate_scale(const char *u)
+{
+	static const struct {
+		const char *u;
+		double f;
+	} t[] = { { "KiB/s", 1024.0 }, { "MiB/s", 1048576.0 },
+	    { "GiB/s", 1073741824.0 }, { "KB/s", 1e3 }, { "MB/s", 1e6 },
+	    { "GB/s", 1e9 } };
+
+	for (size_t i = 0; i < NELEM(t); i++)
+		if (!strcmp(u, t[i].u))
+			return t[i].f;
+	return 0;
+}
+
+/*
+ * fio's command line: "--numjobs=8" is the run's thread count;
+ * "-rwmixwrite=[10,30,50]" (or "rwmixwrite=10%") the read/write mixes,
+ * percentages that name a setting ("for the 30% and 50% mixes").
+ */
+static void
+claims_fio_jobs(struct claims_ctx *x, const char *p, size_t len)
+{
+	double v;
+	size_t l;
+
+	if (!memchr(p, '=', len))
+		return;
+	for (size_t i = 0; i + 8 < len; i++) {
+		if (p[i] == 'n' && !strncmp(p + i, "numjobs=", 8) &&
+		    (l = claims_digits(p + i + 8, len - i - 8, &v)) && v >= 1 &&
+		    v < 1e6)
+			x->fio_jobs = (int)v;
+		if (p[i] != 'r' || strncmp(p + i, "rwmix", 5))
+			continue;
+		for (i += 5; i < len && p[i] != '=' && p[i] != ' '; i++)
+			;
+		if (i >= len || p[i] != '=')
+			continue;
+		i += 1 + (i + 1 < len && p[i + 1] == '[');
+		while (i < len && (l = claims_digits(p + i, len - i, &v))) {
+			if (v >= 0 && v < 128 && v == floor(v))
+				x->fio_mix[(int)v / 64] |= UINT64_C(1) <<
+				    ((int)v % 64);
+			i += l;
+			if (i >= len || p[i] != ',')
+				break;
+			i++;
+		}
+	}
+}
+
+/* Is v% one of the letter's fio read/write mixes? */
+static int
+claims_is_fio_mix(const struct claims_ctx *x, double v)
+{
+	return v >= 0 && v < 128 && v == floor(v) &&
+	    (x->fio_mix[(int)v / 64] >> ((int)v % 64) & 1);
+}
+
+/* A fio claim: before, after (in the before's unit), its figure's name. */
+static void
+claims_fio_claim(struct claims_ctx *x, const char *line, size_t len,
+    const char *name, size_t nl, double b, const char *ub, double a,
+    const char *ua)
+{
+	double fb = claims_rate_scale(ub), fa = claims_rate_scale(ua);
+	struct claim *c;
+
+	if (strcmp(ub, ua) && (!fb || !fa))
+		return;
+	if (strcmp(ub, ua))
+		a = a * fa / fb;
+	c = claims_new(x, CLAIM_BEFORE_AFTER, "fio-line", line, len);
+	if (!c)
+		return;
+	claims_set_pair(c, b, a, ub);
+	c->metric = CLAIM_M_RATE;
+	if (x->fio_jobs > 0)
+		c->cond.threads = x->fio_jobs;
+	claims_describe_line(x, c, claims_nospan);
+	free(c->words);
+	c->words = xstrndup(name, nl);
+}
+
+/*
+ * fio-line: fio's figures side by side.  "v6.2: write: IOPS=4328,
+ * BW=8724KiB/s" then "v6.2 (patched): write: IOPS=801k, BW=1565MiB/s":
+ * the base line, then the patched one (MiB/s in the base's KiB/s); or a
+ * row "Instance 1  r=27.5GiB/s,w=3125MiB/s  r=75.9GiB/s,w=8636MiB/s":
+ * each name before and after.  A lone "rwmixwrite=10%" is a setting.
+ * The threads are the command's --numjobs.  1 when the line was read.
+ */
+static int
+claims_rule_fio(struct claims_ctx *x, const char *line, size_t len)
+{
+	const char *e = memchr(line, '=', len);
+	struct claims_toks tk;
+	size_t g[2], ng = 0, i;
+
+	if (!e)
+		return 0;
+	if (e - line >= 4 && !strncmp(e - 4, "IOPS", 4)) {
+		const char *bw = NULL;
+		double v[2];
+		char u[2][8];
+		int patched;
+
+		for (i = (size_t)(e - line); i + 3 < len && !bw; i++)
+			if (line[i] == 'B' && !strncmp(line + i, "BW=", 3))
+				bw = line + i + 3;
+		if (!bw || !claims_value(e + 1, len - (size_t)(e + 1 - line),
+		    &v[0], u[0]) || !claims_value(bw, len - (size_t)(bw - line),
+		    &v[1], u[1]) || !u[1][0])
+			return 0;
+		patched = claims_icontains(line, (size_t)(e - line), "patched");
+		if (!patched) {
+			x->fio_has = 1;
+			memcpy(x->fio_v, v, sizeof(v));
+			memcpy(x->fio_u, u, sizeof(u));
+			return 1;
+		}
+		if (!x->fio_has)
+			return 0;
+		claims_fio_claim(x, line, len, "IOPS", 4, x->fio_v[0],
+		    x->fio_u[0], v[0], u[0]);
+		claims_fio_claim(x, line, len, "BW", 2, x->fio_v[1],
+		    x->fio_u[1], v[1], u[1]);
+		x->fio_has = 0;
+		return 1;
+	}
+	claims_tokens(line, len, &tk);
+	if (tk.n == 1 && tk.l[0] < 32 && isalpha((unsigned char)tk.t[0][0]) &&
+	    tk.t[0][tk.l[0] - 1] == '%')
+		return 1;	/* "rwmixwrite=10%": a setting */
+	for (i = 0; i < tk.n; i++) {
+		if (!memchr(tk.t[i], '=', tk.l[i]))
+			continue;
+		if (ng == 2)
+			return 0;
+		g[ng++] = i;
+	}
+	if (ng != 2 || g[0] == 0 || g[1] != tk.n - 1 || g[0] + 1 != g[1])
+		return 0;
+	/* "r=27.5GiB/s,w=3125MiB/s": the same names in both groups */
+	{
+		const char *a = tk.t[g[0]], *b = tk.t[g[1]];
+		size_t al = tk.l[g[0]], bl = tk.l[g[1]], ai = 0, bi = 0;
+		int n = 0;
+
+		while (ai < al && bi < bl) {
+			size_t an = ai, bn = bi, la, lb;
+			double va, vb;
+			char ua[8], ub[8];
+
+			while (an < al && a[an] != '=')
+				an++;
+			while (bn < bl && b[bn] != '=')
+				bn++;
+			if (an >= al || bn >= bl || an - ai != bn - bi ||
+			    an == ai || strncmp(a + ai, b + bi, an - ai))
+				return n > 0;
+			la = claims_value(a + an + 1, al - an - 1, &va, ua);
+			lb = claims_value(b + bn + 1, bl - bn - 1, &vb, ub);
+			if (!la || !lb || !ua[0] || !ub[0])
+				return n > 0;
+			claims_fio_claim(x, line, len, a + ai, an - ai, va, ua,
+			    vb, ub);
+			n++;
+			ai = an + 1 + la + 1;	/* past the ',' */
+			bi = bn + 1 + lb + 1;
+		}
+		return n > 0;
+	}
+}
+
+/* Seconds in one of a perf lock time unit ("ms", "h"); 0 for others. */
+static double
+claims_time_scale(const char *u, size_t l)
+{
+	static const struct {
+		const char *u;
+		double f;
+	} t[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+	    { "m", 60 }, { "h", 3600 } };
+
+	for (size_t i = 0; i < NELEM(t); i++)
+		if (l == strlen(t[i].u) && !strncmp(u, t[i].u, l))
+			return t[i].f;
+	return 0;
+}
+
+/* perf lock contention's header: "contended total wait ... caller". */
+static int
+claims_perf_lock_header(struct claims_ctx *x, const char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && p[i] == ' ')
+		i++;
+	if (len - i < 40 || p[i] != 'c' || strncmp(p + i, "contended ", 10) ||
+	    !claims_icontains(p + i, len - i, "caller"))
+		return 0;
+	if ((x->pl_phase == 1 || x->pl_phase == 2) && x->pl_n)
+		x->pl_phase = 3;
+	else {
+		x->pl_phase = 1;
+		x->pl_n = 0;
+	}
+	return 1;
+}
+
+/*
+ * perf-lock-pair: "perf lock contention" run before and after, two
+ * tables: "2665573  64.38 h  1.98 s  86.95 ms  rwsem:W
+ * blkdev_llseek+0x31".  A row of the second table whose caller the
+ * first one has: contended, total, max and avg wait before and after
+ * (the after in the before's unit).  1 when the line was a row.
+ */
+static int
+claims_rule_perf_lock(struct claims_ctx *x, const char *line, size_t len)
+{
+	static const char *const names[4] = { "contended", "total wait",
+	    "max wait", "avg wait" };
+	struct claims_toks tk;
+	double v[4], f[3];
+	char u[8];
+	size_t r, cl;
+
+	claims_tokens(line, len, &tk);
+	if (tk.n != 9)
+		goto end;
+	if (!claims_tok_value(tk.t[0], tk.l[0], &v[0], u) || u[0])
+		goto end;
+	for (int k = 0; k < 3; k++)
+		if (!claims_tok_value(tk.t[1 + 2 * k], tk.l[1 + 2 * k], &v[1 + k],
+		    u) || u[0] || !(f[k] = claims_time_scale(tk.t[2 + 2 * k],
+		    tk.l[2 + 2 * k])))
+			goto end;
+	cl = tk.l[8];
+	for (size_t k = 0; k < tk.l[8]; k++)
+		if (tk.t[8][k] == '+') {
+			cl = k;		/* "+0x31" moves with the build */
+			break;
+		}
+	if (x->pl_phase == 1) {
+		if (x->pl_n < CLAIMS_SPLIT_ROWS) {
+			r = x->pl_n++;
+			snprintf(x->pl_caller[r], sizeof(x->pl_caller[r]),
+			    "%.*s", (int)cl, tk.t[8]);
+			memcpy(x->pl_v[r], v, sizeof(v));
+			for (int k = 0; k < 3; k++)
+				snprintf(x->pl_u[r][k], sizeof(x->pl_u[r][k]),
+				    "%.*s", (int)tk.l[2 + 2 * k],
+				    tk.t[2 + 2 * k]);
+		}
+		return 1;
+	}
+	for (r = 0; r < x->pl_n; r++)
+		if (strlen(x->pl_caller[r]) == cl &&
+		    !strncmp(x->pl_caller[r], tk.t[8], cl))
+			break;
+	for (int k = 0; r < x->pl_n && k < 4; k++) {
+		double a = v[k];
+		const char *un = k ? x->pl_u[r][k - 1] : "";
+		struct claim *c;
+
+		if (k)	/* in the before's unit */
+			a = a * f[k - 1] / claims_time_scale(un, strlen(un));
+		c = claims_new(x, CLAIM_BEFORE_AFTER, "perf-lock-pair", line,
+		    len);
+		if (!c)
+			return 1;
+		claims_set_pair(c, x->pl_v[r][k], a, un);
+		c->metric = CLAIM_M_LOCK;
+		if (x->fio_jobs > 0)
+			c->cond.threads = x->fio_jobs;
+		claims_describe_line(x, c, claims_nospan);
+		free(c->words);
+		c->words = xasprintf("%s, %s", names[k], x->pl_caller[r]);
+	}
+	return 1;
+end:
+	x->pl_phase = x->pl_phase == 1 && x->pl_n ? 2 : 0;
+	return 0;
+}
+
 /* Arrows between a before and an after value. */
 static size_t
 claims_arrow_at(const char *s, size_t len)
@@ -1839,6 +2543,46 @@ claims_rule_arrow_line(struct claims_ctx *x, const char *line, size_t len)
 }
 
 /*
+ * A table row's label says its own sizes: "make -j96 (64K):" is 96 jobs
+ * (threads) with 64 kB folios, "(4K)" the base page (no large folio,
+ * whatever the caption says of both sizes).
+ */
+static void
+claims_label_sizes(struct claim *c, const char *s, size_t len)
+{
+	double v;
+	size_t l;
+
+	for (size_t i = 0; i + 2 < len; i++) {
+		if (s[i] == '-' && s[i + 1] == 'j' && i >= 5 &&
+		    !strncmp(s + i - 5, "make ", 5) &&
+		    (l = claims_digits(s + i + 2, len - i - 2, &v)) && v >= 1 &&
+		    v < 1e5)
+			c->cond.threads = (int)v;
+		if (s[i] == '(' && (l = claims_digits(s + i + 1, len - i - 1,
+		    &v)) && i + 1 + l < len && (s[i + 1 + l] == 'K' ||
+		    s[i + 1 + l] == 'k')) {
+			if (v == 4)
+				c->cond.folio_kb = CLAIM_NONE;
+			else if (v >= 8 && v <= 1024 && v == floor(v) &&
+			    ((int)v & ((int)v - 1)) == 0)
+				c->cond.folio_kb = (int)v;
+		}
+	}
+}
+
+/* "(24410.78)": a spread in parentheses. */
+static int
+claims_tok_spread(const char *t, size_t l)
+{
+	double v;
+	char u[8];
+
+	return l > 2 && t[0] == '(' && t[l - 1] == ')' &&
+	    claims_tok_value(t + 1, l - 2, &v, u);
+}
+
+/*
  * table-row: tokens from the right: an optional "(+15%)", then two
  * values; what is left, the label, has a letter.
  */
@@ -1848,7 +2592,7 @@ claims_rule_table_row(struct claims_ctx *x, const char *line, size_t len)
 	struct claims_toks tk;
 	double pct = 0, v[2];
 	char unit[2][8];
-	int has_pct = 0, k, letter = 0, is_pct;
+	int has_pct = 0, k, letter = 0, is_pct, spread = 0;
 	struct claim *c;
 
 	claims_tokens(line, len, &tk);
@@ -1862,7 +2606,17 @@ claims_rule_table_row(struct claims_ctx *x, const char *line, size_t len)
 	}
 	if (k < 2)
 		return 0;
-	for (int j = 0; j < 2; j++)
+	/* under a "Before (s) (stdev) After (s) (stdev)" header: "424907.60
+	   (24410.78) 414745.92 (34554.78)", each value with its spread */
+	if (x->table_header && !has_pct && k >= 4 && tk.t[k][0] == '(' &&
+	    tk.t[k - 2][0] == '(' && claims_tok_spread(tk.t[k], tk.l[k]) &&
+	    claims_tok_spread(tk.t[k - 2], tk.l[k - 2]) &&
+	    claims_tok_value(tk.t[k - 3], tk.l[k - 3], &v[0], unit[0]) &&
+	    claims_tok_value(tk.t[k - 1], tk.l[k - 1], &v[1], unit[1])) {
+		spread = 1;
+		k -= 2;		/* the label ends before tk.t[k - 1] */
+	}
+	for (int j = 0; j < 2 && !spread; j++)
 		if (!claims_tok_value(tk.t[k - 1 + j], tk.l[k - 1 + j], &v[j],
 		    unit[j]))
 			return 0;
@@ -1885,6 +2639,7 @@ claims_rule_table_row(struct claims_ctx *x, const char *line, size_t len)
 	/* the label's conditions are its own; the caption fills the rest */
 	claims_describe_line(x, c, (struct claims_span){ line,
 	    (size_t)(tk.t[k - 1] - line) });
+	claims_label_sizes(c, line, (size_t)(tk.t[k - 1] - line));
 	return 1;
 }
 
@@ -1900,34 +2655,78 @@ claims_duration(const char *t, size_t tl)
 	return v;
 }
 
+/* A figure of a time-block: its own key, one sum per phase. */
+static struct claims_tb_slot *
+claims_tb_slot(struct claims_ctx *x, const char *key, enum claim_metric m,
+    const char *unit)
+{
+	size_t i;
+
+	if (!x->tb_nslot) {
+		/* time(1)'s three first, in its order */
+		static const char *const names[3] = { "real", "user", "sys" };
+		static const enum claim_metric metric[3] = { CLAIM_M_TIME_REAL,
+		    CLAIM_M_TIME_USER, CLAIM_M_TIME_SYS };
+
+		memset(x->tb, 0, sizeof(x->tb));
+		for (i = 0; i < 3; i++) {
+			snprintf(x->tb[i].key, sizeof(x->tb[i].key), "%s",
+			    names[i]);
+			x->tb[i].metric = metric[i];
+			strcpy(x->tb[i].unit, "s");
+		}
+		x->tb_nslot = 3;
+	}
+	for (i = 0; i < x->tb_nslot; i++)
+		if (!strcmp(x->tb[i].key, key))
+			return &x->tb[i];
+	if (i == CLAIMS_TB_SLOTS)
+		return NULL;
+	memset(&x->tb[i], 0, sizeof(x->tb[i]));
+	snprintf(x->tb[i].key, sizeof(x->tb[i].key), "%s", key);
+	x->tb[i].metric = m;
+	snprintf(x->tb[i].unit, sizeof(x->tb[i].unit), "%s", unit);
+	x->tb_nslot++;
+	return &x->tb[i];
+}
+
+static void
+claims_tb_add(struct claims_ctx *x, const char *key, enum claim_metric m,
+    const char *unit, double v)
+{
+	struct claims_tb_slot *t = claims_tb_slot(x, key, m, unit);
+
+	if (!t || !x->tb_phase)
+		return;
+	t->sum[x->tb_phase - 1] += v;
+	t->n[x->tb_phase - 1]++;
+}
+
 static void
 claims_time_block_flush(struct claims_ctx *x)
 {
-	static const char *const names[3] = { "real", "user", "sys" };
-	static const enum claim_metric metric[3] = { CLAIM_M_TIME_REAL,
-	    CLAIM_M_TIME_USER, CLAIM_M_TIME_SYS };
-
-	for (int k = 0; k < 3; k++) {
+	for (size_t k = 0; k < x->tb_nslot; k++) {
+		const struct claims_tb_slot *t = &x->tb[k];
 		struct claim *c;
 		char text[512];
 		double b, a;
 		int n;
 
-		if (!x->tb_n[0][k] || !x->tb_n[1][k])
+		if (!t->n[0] || !t->n[1])
 			continue;
-		b = x->tb_sum[0][k] / x->tb_n[0][k];
-		a = x->tb_sum[1][k] / x->tb_n[1][k];
+		b = t->sum[0] / t->n[0];
+		a = t->sum[1] / t->n[1];
 		n = snprintf(text, sizeof(text),
-		    "%s%s%s mean of %d runs %.3fs -> %d runs %.3fs",
+		    "%s%s%s mean of %d runs %.3f%s -> %d runs %.3f%s",
 		    x->tb_title ? x->tb_title : "",
-		    x->tb_title ? ": " : "", names[k], x->tb_n[0][k], b,
-		    x->tb_n[1][k], a);
+		    x->tb_title ? ": " : "", t->key, t->n[0], b, t->unit,
+		    t->n[1], a, t->unit);
 		c = claims_new(x, CLAIM_BEFORE_AFTER, "time-block", text,
 		    n < (int)sizeof(text) ? (size_t)n : sizeof(text) - 1);
 		if (!c)
 			break;
-		c->metric = metric[k];
-		claims_set_pair(c, b, a, "s");
+		c->metric = t->metric;
+		claims_set_pair(c, b, a, t->unit);
 		if (!c->has_change) {
 			c->has_change = 1;
 			c->change_pct = 0;
@@ -1937,11 +2736,209 @@ claims_time_block_flush(struct claims_ctx *x)
 			    strlen(x->tb_title));
 		claims_describe_line(x, c, claims_nospan);
 		free(c->words);
-		c->words = xasprintf("%s time", names[k]);
+		c->words = k < 3 ? xasprintf("%s time", t->key) :
+		    xstrdup(t->key);
 	}
-	memset(x->tb_sum, 0, sizeof(x->tb_sum));
-	memset(x->tb_n, 0, sizeof(x->tb_n));
+	x->tb_nslot = 0;
 	x->tb_phase = 0;
+	x->tb_seen = 0;
+}
+
+/*
+ * A figure alone at s[0..len) (after "Before:", or a line of its own):
+ * "11143285 us", "94055.61 qps", "12.3 s (+4.1%)": a time is the run's
+ * real time, a rate word a rate; 1 when added.
+ */
+static int
+claims_tb_bare(struct claims_ctx *x, const char *s, size_t len)
+{
+	static const char *const rates[] = { "qps", "tps", "ops", "iops",
+	    "IOPS", "ops/s", "ops/sec", "MB/s", "MiB/s", "GB/s", "GiB/s", NULL };
+	double v;
+	char u[8];
+	size_t l, i, w;
+
+	while (len && isspace((unsigned char)*s))
+		s++, len--;
+	if (!len || !isdigit((unsigned char)*s) ||
+	    !(l = claims_value(s, len, &v, u)))
+		return 0;
+	for (i = l; i < len && s[i] == ' '; i++)
+		;
+	for (w = i; w < len && !isspace((unsigned char)s[w]) && s[w] != '('; w++)
+		;
+	if (!u[0] && w > i) {
+		for (const char *const *r = rates; *r; r++)
+			if (strlen(*r) == w - i && !strncmp(s + i, *r, w - i)) {
+				snprintf(u, sizeof(u), "%.*s", (int)(w - i),
+				    s + i);
+				break;
+			}
+		if (!u[0])
+			return 0;
+		i = w;
+		while (i < len && s[i] == ' ')
+			i++;
+	} else if (w > i)
+		return 0;
+	/* nothing after it but a change in parentheses */
+	if (i < len && (s[i] != '(' || s[len - 1] != ')'))
+		return 0;
+	if (!strcmp(u, "%"))
+		return 0;
+	if (!strcmp(u, "s") || !strcmp(u, "ms") || !strcmp(u, "us") ||
+	    !strcmp(u, "ns"))
+		claims_tb_add(x, "time", CLAIM_M_TIME_REAL, u, v);
+	else
+		claims_tb_add(x, u, CLAIM_M_RATE, u, v);
+	return 1;
+}
+
+/*
+ * fio's summary lines in a block: "bw (  MiB/s): min= 1167, ...,
+ * avg=1460.82, ..." and "iops : ... avg=373964.41": the average (never
+ * per=, a share of the group); 1 when read.
+ */
+static int
+claims_tb_fio(struct claims_ctx *x, const char *s, size_t len)
+{
+	static const struct {
+		const char *key;
+		enum claim_metric m;
+	} keys[] = { { "bw", CLAIM_M_RATE }, { "iops", CLAIM_M_RATE },
+	    { "lat", CLAIM_M_LATENCY }, { "clat", CLAIM_M_LATENCY } };
+	size_t i = 0, k, l;
+	double v;
+
+	while (i < len && isspace((unsigned char)s[i]))
+		i++;
+	for (k = 0; k < NELEM(keys); k++) {
+		l = strlen(keys[k].key);
+		if (len - i > l && !strncmp(s + i, keys[k].key, l) &&
+		    (s[i + l] == ' ' || s[i + l] == ':'))
+			break;
+	}
+	if (k == NELEM(keys))
+		return 0;
+	for (i += l; i + 4 < len; i++)
+		if (s[i] == 'a' && !strncmp(s + i, "avg=", 4) &&
+		    (l = claims_digits(s + i + 4, len - i - 4, &v))) {
+			claims_tb_add(x, keys[k].key, keys[k].m, "", v);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Christoph's slab benchmark in a block: "Kmalloc N*alloc N*free(32):
+ * Average=355/750", cycles per alloc and per free: two latencies keyed
+ * by the label; 1 when read.
+ */
+static int
+claims_tb_average(struct claims_ctx *x, const char *s, size_t len)
+{
+	const char *e = memchr(s, '=', len);
+	size_t i, l, lab;
+	double v[2];
+	char key[40];
+
+	if (!e || e - s < 9 || strncmp(e - 7, "Average", 7))
+		return 0;
+	for (lab = (size_t)(e - 7 - s); lab && (s[lab - 1] == ' ' ||
+	    s[lab - 1] == ':'); lab--)
+		;
+	i = (size_t)(e - s) + 1;
+	if (!(l = claims_digits(s + i, len - i, &v[0])) || i + l >= len ||
+	    s[i + l] != '/')
+		return 0;
+	i += l + 1;
+	if (!(l = claims_digits(s + i, len - i, &v[1])) || i + l != len)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		snprintf(key, sizeof(key), "%.*s %s", (int)(lab < 30 ? lab : 30),
+		    s, k ? "free" : "alloc");
+		claims_tb_add(x, key, CLAIM_M_LATENCY, "", v[k]);
+	}
+	return 1;
+}
+
+/*
+ * time(1)'s default form, "6.07user 250.74system 4:17.26elapsed 99%CPU",
+ * token t: 1 when t is one of its figures (99%CPU is never a claim).
+ */
+static int
+claims_tb_gnu_time(struct claims_ctx *x, const char *t, size_t tl)
+{
+	static const char *const sfx[3] = { "elapsed", "user", "system" };
+	static const char *const key[3] = { "real", "user", "sys" };
+	double v;
+	char u[8];
+
+	for (int k = 0; k < 3; k++) {
+		size_t sl = strlen(sfx[k]);
+
+		if (tl <= sl || strncmp(t + tl - sl, sfx[k], sl))
+			continue;
+		if (claims_value(t, tl - sl, &v, u) != tl - sl ||
+		    (u[0] && strcmp(u, "s")))
+			return 0;
+		claims_tb_add(x, key[k], CLAIM_M_NONE, "s", v);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A block's marker line of its own: "a) With this patch series applied:"
+ * and "b) Without this patch series:" (either first), "* Before" and "*
+ * After"; 1 when line is one.
+ */
+static int
+claims_tb_marker(struct claims_ctx *x, const char *line, size_t len)
+{
+	/* "a) With this patch series applied:", "b) Without this patch
+	   series:": either may come first */
+	if (len > 16 && line[len - 1] == ':' && (line[0] == ' ' ||
+	    isalpha((unsigned char)line[0]))) {
+		size_t k = 0;
+		int p = 0;
+
+		while (k < len && line[k] == ' ')
+			k++;
+		if (k + 3 < len && isalpha((unsigned char)line[k]) &&
+		    line[k + 1] == ')' && line[k + 2] == ' ')
+			k += 3;
+		if (len - k < 15)
+			return 0;
+		if (!strncmp(line + k, "Without this patch", 18) ||
+		    !strncmp(line + k, "Without the patch", 17))
+			p = 1;
+		else if (!strncmp(line + k, "With this patch", 15) ||
+		    !strncmp(line + k, "With the patch", 14))
+			p = 2;
+		if (p) {
+			if (x->tb_seen == 3)
+				claims_time_block_flush(x);
+			x->tb_phase = p;
+			x->tb_seen |= p;
+			return 1;
+		}
+	}
+	/* "* Before", "* After": a list's markers */
+	if (len > 2 && (line[0] == '*' || line[0] == '-') && line[1] == ' ') {
+		if (len == 8 && !strncasecmp(line + 2, "Before", 6)) {
+			if (x->tb_phase == 2)
+				claims_time_block_flush(x);
+			x->tb_phase = 1;
+			return 1;
+		}
+		if (len == 7 && !strncasecmp(line + 2, "After", 5) &&
+		    x->tb_phase == 1) {
+			x->tb_phase = 2;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -1952,8 +2949,16 @@ static int
 claims_rule_time_block(struct claims_ctx *x, const char *line, size_t len)
 {
 	size_t i = 0;
-	int used = 0, key = -1;
+	int used = 0, key = -1, near = x->tb_near;
+	const char *prev = NULL;
+	size_t prevl = 0;
 
+	x->tb_near = 0;
+	if (x->tb_phase && near && (claims_tb_fio(x, line, len) ||
+	    claims_tb_bare(x, line, len) || claims_tb_average(x, line, len)))
+		return x->tb_near = 1;
+	if (claims_tb_marker(x, line, len))
+		return x->tb_near = 1;
 	while (i < len) {
 		const char *t;
 		size_t tl;
@@ -1974,28 +2979,66 @@ claims_rule_time_block(struct claims_ctx *x, const char *line, size_t len)
 				claims_time_block_flush(x);
 			x->tb_phase = 1;
 			used = 1;
+			if (claims_tb_bare(x, line + i, len - i))
+				break;
 		} else if ((tl == 6 && !strncasecmp(t, "After:", 6)) ||
 		    (tl == 5 && !strncasecmp(t, "After", 5) && tl == len)) {
 			if (x->tb_phase == 1)
 				x->tb_phase = 2;
 			used = 1;
+			if (x->tb_phase == 2 && (claims_tb_bare(x, line + i,
+			    len - i) || (i < len && line[len - 1] == ')')))
+				break;	/* "After: (-54.7% sys time)" */
+		} else if (x->tb_phase == 1 && !prev && tl == 5 &&
+		    !strncasecmp(t, "After", 5) && i + 1 < len &&
+		    line[i + 1] == '(' && line[len - 1] == ':') {
+			/* "After (1.8% faster):" says what the figures say */
+			x->tb_phase = 2;
+			used = 1;
+			break;
 		} else if (x->tb_phase && tl == 4 && !strncmp(t, "real", 4))
 			key = 0;
 		else if (x->tb_phase && tl == 4 && !strncmp(t, "user", 4))
 			key = 1;
 		else if (x->tb_phase && tl == 3 && !strncmp(t, "sys", 3))
 			key = 2;
+		else if (x->tb_phase && tl == 5 && !strncmp(t, "time:", 5) &&
+		    prev && (claims_starts_word(prev, prevl, "sys") ||
+		    claims_starts_word(prev, prevl, "real") ||
+		    claims_starts_word(prev, prevl, "user")) && prevl <= 4)
+			/* "Sys time: 73578.30, Real time: 864.05" */
+			key = tolower((unsigned char)prev[0]) == 'r' ? 3 :
+			    tolower((unsigned char)prev[0]) == 'u' ? 4 : 5;
 		else if (key >= 0) {
-			double d = claims_duration(t, tl);
+			double d = claims_duration(t, tl), v;
+			char u[8];
 
+			/* "Real time: 864.05,": seconds without a unit */
+			if (d < 0 && key >= 3 && claims_tok_value(t, tl -
+			    (t[tl - 1] == ','), &v, u) && !u[0])
+				d = v;
 			if (d >= 0) {
-				x->tb_sum[x->tb_phase - 1][key] += d;
-				x->tb_n[x->tb_phase - 1][key]++;
+				static const char *const k3[3] = { "real",
+				    "user", "sys" };
+
+				claims_tb_add(x, k3[key % 3], CLAIM_M_NONE, "s",
+				    d);
 				used = 1;
 			}
 			key = -1;
-		}
+		} else if (x->tb_phase && isdigit((unsigned char)t[0]) &&
+		    claims_tb_gnu_time(x, t, tl))
+			used = 1;
+		else if (x->tb_phase && used && isdigit((unsigned char)t[0]) &&
+		    claims_icontains(t, tl, "inputs+"))
+			break;	/* time(1)'s second line */
+		prev = t;
+		prevl = tl;
 	}
+	if (!used && x->tb_phase && near && isdigit((unsigned char)line[0]) &&
+	    claims_icontains(line, len, "inputs+"))
+		used = 1;	/* "0inputs+0outputs (55major+...)pagefaults" */
+	x->tb_near = used;
 	return used;
 }
 
@@ -2016,6 +3059,9 @@ claims_is_perf_line(const char *line, size_t len)
 		return 0;
 	if (claims_icontains(line, len, "[k]") ||
 	    claims_icontains(line, len, "kallsyms"))
+		return 1;
+	/* perf c2c: "43.23%  43.59%  0.00%  0x0  3489  415  symbol" */
+	if (claims_icontains(line + i, len - i, " 0x"))
 		return 1;
 	/* a call-graph line: "- 63.01% free_transhuge_page" */
 	i++;
@@ -2098,6 +3144,16 @@ claims_is_skipped_line(const char *p, size_t len)
 	}
 	if (i == 0 || (p[0] == ' ' && i < 2))
 		return 0;
+	/* stress-ng --times: "  7.99s user time   (  0.55%)" */
+	if (isdigit((unsigned char)p[i])) {
+		k = i;
+		while (k < len && (isdigit((unsigned char)p[k]) || p[k] == '.'))
+			k++;
+		if (k + 1 < len && p[k] == 's' && p[k + 1] == ' ' &&
+		    len - k < 40 && claims_icontains(p + k, len - k, " time") &&
+		    (p[len - 1] == ')' || !strncmp(p + len - 4, "time", 4)))
+			return 1;
+	}
 	/* "\tnr_task: 100%": a parameter */
 	k = i;
 	while (k < len && (islower((unsigned char)p[k]) || p[k] == '_'))
@@ -2128,6 +3184,11 @@ claims_cites_other_work(const char *s, size_t len)
 			if (j < len && s[j] == ']')
 				return 1;
 		}
+		/* "The robot had reported a -7.2% regression": the
+		   problem, not what the patch does */
+		if (s[i] == 'h' && i + 12 < len &&
+		    !strncmp(s + i, "had reported", 12))
+			return 1;
 		if ((s[i] == 'c' || s[i] == 'C') && i + 7 < len &&
 		    !strncasecmp(s + i, "commit ", 7)) {
 			size_t j = i + 7, n = 0;
@@ -2209,6 +3270,16 @@ claims_dir_near(const char *s, size_t len, const struct claims_num *n)
 		claims_word_before(s, st, w, sizeof(w), &st);
 	if (!strcmp(w, "up"))
 		return CLAIM_DIR_UP;
+	/* "buys an extra 3.6% of SMP scalability" */
+	if (!strcmp(w, "extra")) {
+		claims_word_before(s, st, w, sizeof(w), &st);
+		if (!strcmp(w, "an"))
+			claims_word_before(s, st, w, sizeof(w), &st);
+		if (!strcmp(w, "buys") || !strcmp(w, "gives") ||
+		    !strcmp(w, "brings") || !strcmp(w, "yields"))
+			return CLAIM_DIR_BETTER;
+		return CLAIM_DIR_NONE;
+	}
 	if (strcmp(w, "by") && strcmp(w, "to") && strcmp(w, "than") &&
 	    claims_change_word(w) != CLAIM_DIR_NONE && strcmp(w, "less") &&
 	    strcmp(w, "more") && strcmp(w, "lower") && strcmp(w, "higher"))
@@ -2327,6 +3398,9 @@ claims_numbers(const char *s, size_t len, struct claims_num *v, size_t max)
 			    isdigit((unsigned char)s[e + 1])) ||
 			    (e < len && (claims_is_word_char(s[e]) ||
 			    s[e] == '/' || s[e] == ':')) ||
+			    /* "16-pair", "2-socket": a compound, no value */
+			    (e + 1 < len && s[e] == '-' &&
+			    isalpha((unsigned char)s[e + 1])) ||
 			    !strcmp(w, "line") || !strcmp(w, "lines") ||
 			    !strcmp(w, "patch") || !strcmp(w, "order")) {
 				i = e - 1;
@@ -2338,6 +3412,7 @@ claims_numbers(const char *s, size_t len, struct claims_num *v, size_t max)
 		if (n > 0 && i > 0 && s[i - 1] == '-' && v[n - 1].end == i - 1) {
 			if (!v[n - 1].unit[0])
 				memcpy(v[n - 1].unit, num->unit, 8);
+			v[n - 1].end = e;	/* "10%-18% faster": the word */
 			i = e - 1;
 			continue;
 		}
@@ -2482,6 +3557,9 @@ claims_describe_prose(struct claims_ctx *x, struct claim *c,
 }
 
 /* Two values with an arrow or "from ... to" between them. */
+static const char *const claims_hedges[] = { "about", "around", "roughly",
+	"nearly", "approximately" };
+
 static int
 claims_is_pair(const char *s, const struct claims_num *a,
     const struct claims_num *b)
@@ -2496,6 +3574,25 @@ claims_is_pair(const char *s, const struct claims_num *a,
 		g1--;
 	if (g1 - g0 >= 2 && claims_arrow_at(s + g0, g1 - g0) == g1 - g0)
 		return 1;
+	/* "to about 2500/s": a hedge before the after value */
+	for (size_t h = 0; h < NELEM(claims_hedges); h++) {
+		size_t hl = strlen(claims_hedges[h]);
+
+		if (g1 - g0 > hl + 1 && !strncmp(s + g1 - hl, claims_hedges[h],
+		    hl) && s[g1 - hl - 1] == ' ') {
+			g1 -= hl + 1;
+			break;
+		}
+	}
+	/* "from 46.1% down to 21.3%" */
+	if ((g1 - g0 == 7 && !strncmp(s + g0, "down to", 7)) ||
+	    (g1 - g0 == 5 && !strncmp(s + g0, "up to", 5))) {
+		size_t st;
+		char w[16];
+
+		claims_word_before(s, a->at, w, sizeof(w), &st);
+		return !strcmp(w, "from");
+	}
 	if (g1 - g0 == 2 && !strncmp(s + g0, "to", 2)) {
 		size_t st;
 		char w[16];
@@ -2611,8 +3708,10 @@ claims_single(struct claims_ctx *x, const char *s, size_t len,
 		/* a bound: "stay near 100% even under pressure" */
 		if (!strcmp(w, "within") || !strcmp(w, "near"))
 			return 1;
-		/* a setting: "memory.high at 80% of memory.max" */
-		if (claims_clause_has(s + a.cs, a.ce - a.cs, claims_config_words))
+		/* a setting: "memory.high at 80% of memory.max", fio's
+		   "-rwmixwrite=[10,30,50]" ("for rw 10%") */
+		if (claims_clause_has(s + a.cs, a.ce - a.cs,
+		    claims_config_words) || claims_is_fio_mix(x, num[i].v))
 			return 1;
 		/* a share of what no metric names: "25% of the time ...
 		   goes to", "100% of callers" */
@@ -2684,9 +3783,27 @@ claims_sentence_claims(struct claims_ctx *x, const char *s, size_t len,
 	    claims_icontains(s, head, "with the series");
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n && claims_is_pair(s, &num[i], &num[i + 1])) {
+			size_t before = x->out->n;
+
 			if (claims_from_to(x, s, len, num, n, i) < 0)
 				return;
 			i++;
+			/* "from 2200/s to 2500/s, roughly a 14% improvement":
+			   the author's own change of the pair */
+			if (x->out->n == before + 1 && i + 1 < n &&
+			    !strcmp(num[i + 1].unit, "%") && !num[i + 1].sign &&
+			    num[i + 1].at - num[i].end < 24 &&
+			    !memchr(s + num[i].end, '.', num[i + 1].at -
+			    num[i].end)) {
+				struct claim *c = &x->out->v[before];
+
+				if (c->has_change && fabs(fabs(c->change_pct) -
+				    num[i + 1].v) < 2 && c->change_pct != 0) {
+					c->change_pct = c->change_pct < 0 ?
+					    -num[i + 1].v : num[i + 1].v;
+					i++;
+				}
+			}
 			continue;
 		}
 		r = claims_single(x, s, len, num, n, i, &levels);
@@ -2876,10 +3993,18 @@ claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
 {
 	size_t i = 0, j;
 
+	/* a normalised table's lines, "Test : tbench" first */
+	if (x->nm_on || (len > 4 && memchr(p, 'T', len < 8 ? len : 8))) {
+		if (claims_rule_sweep_norm(x, p, len))
+			return 1;
+	}
 	/* the rules read numbers; a line without one can only be a sweep's
 	   header ("threads base patched") or end a sweep */
 	while (i < len && !isdigit((unsigned char)p[i]))
 		i++;
+	if (i == len && (claims_split_header(x, p, len) ||
+	    claims_perf_lock_header(x, p, len)))
+		return 1;
 	if (i == len && !x->sweep.mode) {
 		for (i = 0; i < len && isspace((unsigned char)p[i]); i++)
 			;
@@ -2888,7 +4013,13 @@ claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
 		if (claims_sweep_what(p + i, j - i) < 0)
 			return 0;
 	}
-	return claims_rule_sweep(x, p, len) ||
+	if (memchr(p, '=', len) && claims_rule_fio(x, p, len))
+		return 1;
+	if ((x->pl_phase == 1 || x->pl_phase == 3) &&
+	    claims_rule_perf_lock(x, p, len))
+		return 1;
+	return claims_rule_sweep_split(x, p, len) ||
+	    claims_rule_sweep(x, p, len) ||
 	    claims_rule_lkp_row(x, p, len) ||
 	    claims_rule_mmtests(x, p, len) ||
 	    claims_rule_arrow_line(x, p, len);
@@ -2922,6 +4053,7 @@ claims_extract(struct claims *out, const char *body, const char *where)
 		if (len && p[0] == '>')
 			continue;
 		claims_lkp_param(&x, p, len);
+		claims_fio_jobs(&x, p, len);
 		if (claims_rule_lkp_box(&x, p, len)) {
 			claims_paragraph(&x, &para);
 			continue;
@@ -2930,6 +4062,10 @@ claims_extract(struct claims *out, const char *body, const char *where)
 		if (len == 0) {
 			free(x.mm_test);
 			x.mm_test = NULL;
+			/* a blank under the header, or between a %diff
+			   table's rows: the table goes on */
+			if (x.nm_rows && !x.nm_diff)
+				x.nm_on = 0;
 		} else
 			claims_mmtests_name(&x, p, len);
 		if (len == 0 || claims_is_perf_line(p, len) ||
@@ -2947,7 +4083,8 @@ claims_extract(struct claims *out, const char *body, const char *where)
 		if (p[len - 1] == ':' && len < 120 && !x.tb_phase) {
 			free(x.tb_title);
 			x.tb_title = xstrndup(p, len - 1);
-		} else if (x.tb_phase == 2 && p[len - 1] == ':') {
+		} else if (x.tb_phase == 2 && x.tb_seen != 2 &&
+		    p[len - 1] == ':') {
 			claims_time_block_flush(&x);
 			free(x.tb_title);
 			x.tb_title = xstrndup(p, len - 1);
@@ -2986,7 +4123,7 @@ claims_extract(struct claims *out, const char *body, const char *where)
 			break;
 	}
 	claims_paragraph(&x, &para);
-	if (x.tb_phase == 2)
+	if (x.tb_phase == 2 || x.tb_seen == 3)
 		claims_time_block_flush(&x);
 	claims_sweep_flush(&x);
 	claims_dedup(&x);

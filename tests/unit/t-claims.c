@@ -31,10 +31,13 @@ one(const char *body)
 	return cs.n == 1 ? &cs.v[0] : NULL;
 }
 
+static size_t all(const char *);
+
 static void
 test_rules(void)
 {
 	const struct claim *c;
+	size_t n;
 
 	c = one("before after\nanon, 20 threads 3.04M 3.35M\n");
 	ok(c && c->kind == CLAIM_BEFORE_AFTER && !strcmp(c->rule, "table-row")
@@ -42,6 +45,16 @@ test_rules(void)
 	    "table-row under a before/after header: change computed");
 	ok(one("anon, 20 threads 3.04M 3.35M\n") == NULL && cs.n == 0,
 	    "the same row without header or change: not a claim");
+	n = all("kernel build, 4K folios and 64K folios, system time:\n"
+	    "                  Before (s) (stdev)  After (s) (stdev)\n"
+	    "make -j96 (4K):   6445.69 (61.95)     6408.80 (69.46)\n"
+	    "make -j96 (64K):  6841.71 (409.04)    6437.99 (435.55)\n");
+	ok(n == 2 && !strcmp(cs.v[0].rule, "table-row") &&
+	    cs.v[0].before == 6445.69 && cs.v[0].after == 6408.8 &&
+	    cs.v[0].cond.threads == 96 && cs.v[0].cond.folio_kb == CLAIM_NONE &&
+	    cs.v[1].cond.folio_kb == 64 && cs.v[1].metric == CLAIM_M_TIME_SYS,
+	    "table-row: values with their spread in parentheses; the label's "
+	    "make -jN and page size over the caption's");
 	c = one("The lock share went from 64% to 20% with 96 processes.\n");
 	ok(c && !strcmp(c->rule, "from-to") && c->before == 64 &&
 	    c->after == 20 && c->cond.processes == 96,
@@ -64,6 +77,54 @@ test_rules(void)
 	c = one("Before:\nreal 0m2.000s\nreal 0m4.000s\nAfter:\nreal 0m1.500s\n");
 	ok(c && !strcmp(c->rule, "time-block") && c->before == 3 &&
 	    c->after == 1.5 && c->change_pct == -50, "time-block: means");
+	ok(all("Before:\n6.07user 250.74system 4:17.26elapsed 99%CPU (0avgtext"
+	    "+0avgdata 8373376maxresident)k\n0inputs+0outputs (55major+"
+	    "33555018minor)pagefaults 0swaps\nAfter (1.8% faster):\n6.08user "
+	    "246.09system 4:12.58elapsed 99%CPU (0avgtext+0avgdata "
+	    "8373248maxresident)k\n") == 3 && cs.v[0].before == 257.26 &&
+	    cs.v[0].metric == CLAIM_M_TIME_REAL && cs.v[2].after == 246.09 &&
+	    cs.v[2].metric == CLAIM_M_TIME_SYS,
+	    "time-block: time(1)'s default form; 99%CPU and the marker's "
+	    "change are no claims");
+	ok(all("Before:\nSys time: 73578.30, Real time: 864.05\nAfter: "
+	    "(-54.7% sys time)\nSys time: 33314.76, Real time: 437.67\n") == 2
+	    && cs.v[0].before == 864.05 && cs.v[1].after == 33314.76,
+	    "time-block: 'Sys time: X, Real time: Y' lines");
+	ok(all("  Before:\n    bw (  MiB/s): min= 1167, max= 1732, per=100.00%, "
+	    "avg=1460.82, stdev= 4.38\n  After (+3.5%):\n    bw (  MiB/s): "
+	    "min= 1285, max= 1738, per=100.00%, avg=1512.88, stdev= 4.34\n"
+	    "Before: 11143285 us\nAfter: 10692644 us (+4.1%)\n") == 2 &&
+	    cs.v[1].before == 11143285 && cs.v[1].metric == CLAIM_M_TIME_REAL &&
+	    cs.v[0].after == 1512.88 && cs.v[0].metric == CLAIM_M_RATE,
+	    "time-block: fio's avg= (never per=), a bare time after the marker");
+	ok(all("* Before\nKmalloc N*alloc N*free(32): Average=355/750\n"
+	    "* After\nKmalloc N*alloc N*free(32): Average=248/966\n") == 2 &&
+	    cs.v[0].before == 355 && cs.v[0].after == 248 &&
+	    cs.v[1].before == 750 && cs.v[1].after == 966 &&
+	    cs.v[1].metric == CLAIM_M_LATENCY && cs.v[1].cond.threads ==
+	    CLAIM_NONE, "time-block: '* Before' lists of Average=alloc/free "
+	    "cycles, two latencies a line");
+	n = all("   a) With this patch series applied:\n   real     0m0.166s\n"
+	    "   @latency:\n   b) Without this patch series:\n"
+	    "   real     0m0.066s\n\n2) Freeing.\n"
+	    "   a) With this patch series applied:\n   real     0m0.004s\n"
+	    "   b) Without this patch series:\n   real     0m0.077s\n");
+	ok(n == 2 && cs.v[0].before == 0.066 && cs.v[0].after == 0.166 &&
+	    cs.v[1].before == 0.077 && cs.v[1].after == 0.004,
+	    "time-block: 'With this patch' first, 'Without' second: the "
+	    "without block is the before");
+	c = one("Results:\n- FPS improves by ~3.8%\n");
+	ok(c && c->metric == CLAIM_M_RATE && c->change_pct == 3.8,
+	    "pct-change: FPS is a rate");
+	c = one("- Kernel cycles% drops from ~20% to ~18.7%\n");
+	ok(c && c->metric == CLAIM_M_TIME_SYS && c->after == 18.7,
+	    "from-to: the kernel's cycles are sys time");
+	ok(all("for a 60.01s run time:\n   1440.34s available CPU time\n"
+	    "      7.99s user time   (  0.55%)\n    279.13s system time ( 19.38%)"
+	    "\n") == 0, "stress-ng --times lines: no claims");
+	ok(all("43.23%   43.59%    0.00%  0x0     3489    415   "
+	    "_find_first_and_bit\n 1.94%    0.00%    7.69%  0x0     5992    33"
+	    "    cpupri_set\n") == 0, "perf c2c rows: no claims");
 	c = one("We saw 30% lock contention.\nWith this patch, the lock "
 	    "contention is 10%.\n");
 	ok(c && !strcmp(c->rule, "level-pair") && c->before == 30 &&
@@ -277,6 +338,49 @@ test_sweep(void)
 	    "a sweep in prose: each value with its own thread count");
 	ok(all("Threads are pinned to CPUs and run on both sockets.\n") == 0,
 	    "a sentence starting with 'Threads' is no sweep header");
+	n = all("On a 512-processor machine:\n\nWithout the patches:\n"
+	    "Gb Rep Threads   User      System     Wall flt/cpu/s\n"
+	    " 32   3    1    1.416s    138.165s 139.050s 45073.831\n"
+	    " 32   3    8    1.500s    374.008s  53.001s 16754.519\n\n"
+	    "With the patches:\n"
+	    " Gb Rep Threads   User      System     Wall flt/cpu/s\n"
+	    " 32   3    8    1.279s    100.648s  20.039s 61724.641\n");
+	ok(n == 4 && !strcmp(cs.v[0].rule, "sweep-split") &&
+	    cs.v[0].metric == CLAIM_M_TIME_USER && cs.v[0].before == 1.5 &&
+	    cs.v[0].after == 1.279 && cs.v[1].metric == CLAIM_M_TIME_SYS &&
+	    cs.v[2].metric == CLAIM_M_TIME_REAL &&
+	    cs.v[3].metric == CLAIM_M_RATE && cs.v[3].after == 61724.641 &&
+	    cs.v[3].cond.threads == 8 && cs.v[3].cond.processes == CLAIM_NONE,
+	    "sweep-split: a before and an after table matched by thread "
+	    "count; set-up columns and '512-processor' are no claims");
+	n = all("  Test          : tbench\n"
+	    "  Units         : Normalized throughput\n"
+	    "  Interpretation: Higher is better\n"
+	    "  Clients:    tip[pct imp](CV)      new[pct imp](CV)\n"
+	    "      1     1.00 [  0.00]( 0.43)     0.99 [ -0.87]( 1.34)\n"
+	    "     16     1.00 [  0.00]( 1.06)     1.01 [  0.94]( 0.70)\n"
+	    "  Test          : hackbench\n"
+	    "  Units         : Normalized time in seconds\n"
+	    "  Interpretation: Lower is better\n"
+	    "  Case:           tip[pct imp](CV)      new[pct imp](CV)\n"
+	    "   1-groups     1.00 [ -0.00](10.12)     1.09 [ -9.11](11.93)\n"
+	    "  Test          : Various longer running benchmarks\n"
+	    "  Units         : %diff in throughput reported\n"
+	    "  Interpretation: Higher is better\n"
+	    "  Benchmarks:                 %diff\n\n"
+	    "  ycsb-cassandra             -0.54%\n\n"
+	    "  hammerdb+mysql 16VU         0.76%\n");
+	ok(n == 5 && !strcmp(cs.v[0].rule, "sweep-norm") &&
+	    cs.v[0].cond.threads == 1 && cs.v[0].after == 0.99 &&
+	    fabs(cs.v[0].change_pct + 0.87) < 1e-9 &&
+	    cs.v[1].metric == CLAIM_M_RATE && cs.v[1].cond.threads == 16 &&
+	    cs.v[2].metric == CLAIM_M_TIME_REAL &&
+	    cs.v[2].cond.threads == CLAIM_NONE &&
+	    fabs(cs.v[2].change_pct - 9.11) < 1e-9 &&
+	    cs.v[3].kind == CLAIM_CHANGE && cs.v[3].change_pct == -0.54 &&
+	    cs.v[4].change_pct == 0.76 && cs.v[4].cond.threads == CLAIM_NONE,
+	    "sweep-norm: normalised [pct imp](CV) tables, the change turned "
+	    "for lower-is-better, and a %diff table's rows");
 }
 
 static void
@@ -321,8 +425,58 @@ test_arrows(void)
 }
 
 static void
+test_fio(void)
+{
+	size_t n;
+
+	n = all("fio --name=test --direct=1 --numjobs=8\n"
+	    "v6.2:\t\twrite: IOPS=4328, BW=8724KiB/s\n"
+	    "v6.2 (patched):\twrite: IOPS=801k, BW=1565MiB/s\n");
+	ok(n == 2 && !strcmp(cs.v[0].rule, "fio-line") &&
+	    cs.v[0].before == 4328 && cs.v[0].after == 801000 &&
+	    cs.v[1].before == 8724 && cs.v[1].after == 1602560 &&
+	    cs.v[1].metric == CLAIM_M_RATE && cs.v[1].cond.threads == 8,
+	    "fio-line: IOPS= and BW= of the base and the patched line, "
+	    "MiB/s in KiB/s, --numjobs the threads");
+	n = all("\t\tdefault\t\t\t\tpatched\nrwmixwrite=10%\n"
+	    "Instance 1\tr=27.5GiB/s,w=3125MiB/s\t\tr=75.9GiB/s,w=8636MiB/s\n");
+	ok(n == 2 && cs.v[0].before == 27.5 && cs.v[0].after == 75.9 &&
+	    cs.v[1].before == 3125 && cs.v[1].after == 8636 &&
+	    !strcmp(cs.v[1].words, "w"),
+	    "fio-line: r=/w= groups side by side; a setting is no claim");
+	ok(all("fio -rw=rw -rwmixwrite=[10,30,50] --numjobs=252\n\n"
+	    "Good gains for 30% and 50%.  For the 30% rwmixwrite mix the lock "
+	    "contention numbers look like this.\n") == 0,
+	    "fio-line: a percentage that is one of fio's rwmix settings is "
+	    "that setting");
+	n = all("perf-lock contention default\n"
+	    " contended   total wait     max wait     avg wait         type   "
+	    "caller\n\n"
+	    "   9448820     14.96 m       1.54 ms     95.01 us     spinlock   "
+	    "folio_lruvec_lock_irqsave+0x64\n"
+	    "      4147     22.78 s     122.66 ms      5.49 ms     spinlock   "
+	    "page_vma_mapped_walk+0x6f3\n\n"
+	    "perf-lock contention patched\n"
+	    " contended   total wait     max wait     avg wait         type   "
+	    "caller\n\n"
+	    "  58671816      2.50 h     519.68 us    153.45 us     spinlock   "
+	    "folio_lruvec_lock_irqsave+0x70\n"
+	    "        91    204.62 us      4.51 us      2.25 us     spinlock   "
+	    "cluster_move+0x2e\n");
+	ok(n == 4 && !strcmp(cs.v[0].rule, "perf-lock-pair") &&
+	    cs.v[0].before == 9448820 && cs.v[0].after == 58671816 &&
+	    cs.v[1].before == 14.96 && fabs(cs.v[1].after - 150) < 1e-9 &&
+	    fabs(cs.v[2].after - 0.51968) < 1e-9 &&
+	    cs.v[3].metric == CLAIM_M_LOCK,
+	    "perf-lock-pair: the tables before and after matched by caller, "
+	    "the after in the before's unit; a caller of one table only is "
+	    "no claim");
+}
+
+static void
 test_prose(void)
 {
+	const struct claim *c;
 	size_t n;
 
 	n = all("will-it-scale page_fault2 improves by 7.5% and the memhog "
@@ -334,6 +488,40 @@ test_prose(void)
 	    cs.v[1].metric == CLAIM_M_TIME_SYS && cs.v[1].before == 629.1 &&
 	    !strcmp(cs.v[1].cond.workload, "swap-memhog"),
 	    "two claims in one sentence, each with its own metric");
+	n = all("lru-file-mmap-read gets 17%-47% faster on 4-socket servers "
+	    "but 3%-8% slower on 2-socket ones.\n");
+	ok(n == 2 && cs.v[0].kind == CLAIM_CHANGE && cs.v[0].change_pct == 17 &&
+	    cs.v[0].dir == CLAIM_DIR_BETTER && cs.v[1].change_pct == -3,
+	    "a range 'N%-M% faster' is its lower bound, with its word");
+	c = one("perf c2c shows the cycles per load dropping from ~2.2K-8.7K "
+	    "to ~0.5K-2.2K.\n");
+	ok(c && c->metric == CLAIM_M_LATENCY && c->before == 2200 &&
+	    c->after == 500, "from-to: ranges by their lower bounds; cycles "
+	    "per load are a cost");
+	c = one("The zone lock contention drops.  The cache miss rate stays at "
+	    "0.2%.\n");
+	ok(c && c->kind == CLAIM_LEVEL && c->metric == CLAIM_M_OTHER &&
+	    c->before == 0.2, "level: a cache miss rate is its own metric");
+	c = one("The spinlock contention cycles% goes from 46.1% down to "
+	    "21.3%.\n");
+	ok(c && c->kind == CLAIM_BEFORE_AFTER && c->before == 46.1 &&
+	    c->after == 21.3, "from-to: 'from X down to Y' is a pair, no level");
+	c = one("bonnie++ sequential creates go from about 2200/s to about "
+	    "2500/s, roughly a 14% improvement.\n");
+	ok(c && c->before == 2200 && c->after == 2500 && c->change_pct == 14 &&
+	    c->metric == CLAIM_M_RATE, "from-to: hedged values per second, "
+	    "and the author's change of the pair is the pair's");
+	c = one("the network bandwidth of lmbench's test with 16-pair processes "
+	    "increases 70.5% with the patch.\n");
+	ok(c && c->metric == CLAIM_M_RATE && c->change_pct == 70.5 &&
+	    c->cond.processes == CLAIM_NONE,
+	    "'16-pair' is no value and no count: the bandwidth is the metric");
+	n = all("The kernel test robot had reported a -7.2% per_thread_ops "
+	    "regression of the old layout.  Putting mmap_lock in an isolated "
+	    "cacheline buys an extra 3.6% of SMP scalability.\n");
+	ok(n == 1 && cs.v[0].change_pct == 3.6 &&
+	    cs.v[0].dir == CLAIM_DIR_BETTER, "the problem a robot had "
+	    "reported is no claim; 'buys an extra N%' is a gain");
 	n = all("Throughput improves by 4% with 8 threads and by 11% with 64 "
 	    "threads.\n");
 	ok(n == 2 && cs.v[0].cond.threads == 8 && cs.v[1].cond.threads == 64 &&
@@ -675,6 +863,7 @@ main(int argc, char **argv)
 	test_mmtests();
 	test_sweep();
 	test_arrows();
+	test_fio();
 	test_prose();
 	test_prefix_lifetime();
 	test_check();
