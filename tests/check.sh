@@ -8,10 +8,11 @@
 #      binaries would do, and more);
 #   2. the heavy e2e tests (t5xxx+: kernel builds, qemu boots, the kexec
 #      VM) on the normal binaries (`make unit` runs the units on them):
-#      two at a time, the longest first (qemu under TCG with -icount,
-#      whose guest clock counts instructions, so a test's figures do not
-#      depend on what runs beside it; the kexec VM mostly waits on its
-#      reboots): the Makefile's E2E_FIRST.
+#      two at a time in two pools, the longest first in each (qemu under
+#      TCG with -icount, whose guest clock counts instructions, so a
+#      test's figures do not depend on what runs beside it; the kexec VM
+#      never beside t7400's two agents): the Makefile's E2E_POOL1 and
+#      E2E_POOL2.
 #
 # From the start, tests/fixtures/build.sh builds the heavy tests' fixtures
 # (the reference kernel, also the kexec VM's, and the VM image: ~20 min of
@@ -31,7 +32,8 @@ rc=0
 P="prove --timer"	# each test's time in the log
 $MAKE SANITIZE=address,undefined PROVE="$P" unit || rc=1
 $MAKE SANITIZE=address,undefined PROVE="$P" e2e E2E="$E2E_LIGHT" || rc=1
-$MAKE PROVE="$P -j2" e2e E2E="$E2E_HEAVY" || rc=1
+$MAKE PROVE="$P -j2" e2e E2E="$E2E_POOL1" || rc=1
+$MAKE PROVE="$P -j2" e2e E2E="$E2E_POOL2" || rc=1
 # the fixtures are built by now (the heavy tests waited for them); one a
 # skipped test never asked for is not waited for
 if kill -0 "$fx" 2>/dev/null; then
