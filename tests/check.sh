@@ -8,11 +8,10 @@
 #      binaries would do, and more);
 #   2. the heavy e2e tests (t5xxx+: kernel builds, qemu boots, the kexec
 #      VM) on the normal binaries (`make unit` runs the units on them):
-#      two at a time in two pools, the longest first in each (qemu under
-#      TCG with -icount, whose guest clock counts instructions, so a
-#      test's figures do not depend on what runs beside it; the kexec VM
-#      never beside t7400's two agents): the Makefile's E2E_POOL1 and
-#      E2E_POOL2.
+#      t7400 (two agents) alone, then the rest two at a time, the
+#      longest first (qemu under TCG with -icount, whose guest clock
+#      counts instructions, so a test's figures do not depend on what
+#      runs beside it): the Makefile's E2E_POOL1 and E2E_POOL2.
 #
 # From the start, tests/fixtures/build.sh builds the heavy tests' fixtures
 # (the reference kernel, also the kexec VM's, and the VM image: ~20 min of

@@ -45,7 +45,7 @@ echo "# kernels and image ready in $(( $(date +%s) - T0 )) s"
 # Lease 150 s, power margin 210 s: an honest kexec reboot (systemd's
 # shutdown, the boot, systemd, the network, the agent) took 100-200 s
 # under TCG on 2 loaded cores here, and over 300 s beside t7400's two
-# agents (make check never pairs them now), so a machine silent for 360 s
+# agents (make check never runs them together now), so a machine silent for 360 s
 # has hung.
 POWER="power_cycle = $SRC/tests/qmp-reset $T/qmp.sock\npower_margin = 210\npower_max_per_hour = 2\npower_timeout = 20"
 kd_config "[agents]\nlease = 150\nmax_attempts = 1\n$(ka_section vm1)$POWER"
