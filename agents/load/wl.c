@@ -306,6 +306,14 @@ wl_configure(struct wl_run *r, const struct wl_def *d,
 			p = wl_param_find(tgt, r->keys[i]);
 		if (p && wl_check_value(d, p, r->vals[i], t) < 0)
 			goto fail;
+		/* A relative size is named in the row as written: the
+		   machine's memory differs by a few pages between the two
+		   kernels of a comparison (each reserves its own image and
+		   memmap), and "mem/256" resolved on each would split one row
+		   into two halves, each missing a side.  A count (CPUs) is the
+		   same under both and is named resolved. */
+		if (p && t && p->type == WL_SIZE && rel_is_relative(r->vals[i]))
+			r->shown[i] = load_xstrdup(r->vals[i]);
 		if (p && t)
 			wl_resolve(p, &r->vals[i], t);
 	}
@@ -329,8 +337,13 @@ wl_configure(struct wl_run *r, const struct wl_def *d,
 		free(cpus);
 		break;
 	}
-	r->params = sample_params(r->keys, (const char *const *)r->vals,
-	    r->nparams);
+	{
+		const char *shown[WL_MAX_PARAMS];
+
+		for (i = 0; i < r->nparams; i++)
+			shown[i] = r->shown[i] ? r->shown[i] : r->vals[i];
+		r->params = sample_params(r->keys, shown, r->nparams);
+	}
 	return 0;
 fail:
 	wl_run_release(r);
@@ -342,8 +355,10 @@ wl_run_release(struct wl_run *r)
 {
 	int i;
 
-	for (i = 0; i < r->nparams; i++)
+	for (i = 0; i < r->nparams; i++) {
 		free(r->vals[i]);
+		free(r->shown[i]);
+	}
 	free(r->params);
 	memset(r, 0, sizeof(*r));
 }

@@ -64,6 +64,7 @@ struct wl_run {
 	const char	*keys[WL_MAX_PARAMS];	/* borrowed from the tables */
 	char		*vals[WL_MAX_PARAMS];
 	char		*params;		/* canonical "k=v,..." */
+	char		*shown[WL_MAX_PARAMS];	/* what params says, if not vals */
 	double		 seconds;
 	int		 iterations;
 	int		 warmup;

@@ -133,7 +133,7 @@ for c in $CALS; do
 	id=$(head -1 "$T/$c.wait")
 	curl -fs "$KD_URL/api/v1/series/$id/comparison" >"$T/$c.json"
 	echo "# $c: $(jq -r .verdict "$T/$c.json"); suites $(jq -c '[.changes.suites[]? | .suite]' "$T/$c.json")"
-	jq -r '.rows[] | "#   \(.verdict)\t\(.pct_change * 10 | round / 10)%\t\(.workload) \(.params) \(.metric)"' \
+	jq -r '.rows[] | "#   \(.verdict)\t\(if .pct_change == null then "-" else (.pct_change * 10 | round / 10) end)%\t\(.workload) \(.params) \(.metric)"' \
 	    "$T/$c.json" | head -40
 	jq -r '.lock_contention[]? | "#   lock \(.run) \(.lock): share \(.wait_share.pct_change // "-")"' \
 	    "$T/$c.json" | head -12
@@ -251,6 +251,14 @@ if has root-flush-delay; then
 	    "root-flush-delay: root refault throughput regresses"
 	ok "root-flush-delay: no primary row improves" no_improvement "$J"
 fi
+
+# every row was measured on both sides: a row named by a value resolved
+# per kernel (a relative size: each kernel leaves the machine a few pages
+# apart) would split into two halves, each "missing" a side
+for c in $CALS; do
+	ok "$c: no row is missing a side" jq -e \
+	    '[.rows[] | select(.verdict == "missing")] | length == 0' "$T/$c.json"
+done
 
 # the headline of each: a regression, alone or among others
 for c in $CALS; do

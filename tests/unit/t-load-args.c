@@ -110,8 +110,12 @@ test_params(void)
 	    "comma in a string parameter (would break params)");
 	ok(conf(&r, "swap-memhog", (const char *[]){ "groups=cpus", "size=mem/256", "limit=mem/512", NULL }) == 0,
 	    "relative groups and sizes");
-	is_str(r.params, "groups=4,limit=4M,ntasks=4,passes=2,size=8M,tasks=all,zram=1G",
-	    "resolved against the 4-CPU, 2 GiB topology");
+	is_str(r.params, "groups=4,limit=mem/512,ntasks=4,passes=2,size=mem/256,tasks=all,zram=1G",
+	    "the row names counts resolved, relative sizes as written");
+	is_str(wl_get(&r, "size"), "8M",
+	    "the workload gets the size resolved against the 2 GiB topology");
+	is_str(wl_get(&r, "limit"), "4M", "and the limit");
+	is_str(wl_get(&r, "groups"), "4", "and the count against its 4 CPUs");
 	wl_run_release(&r);
 	expect_err("swap-memhog", (const char *[]){ "groups=cpus*2000", NULL }, "out of range",
 	    "a relative count past the maximum");
