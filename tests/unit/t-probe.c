@@ -24,6 +24,53 @@ static const char matrix[] =
 	"  iterations=5\n"
 	"tasks = node\n";
 
+/* The list-lru suite's shape: a lock-profile run of file-read beside
+   file-read's own run, and one of a target nothing else measures. */
+static void
+test_matrix_profiles(void)
+{
+	static const char m2[] =
+	    "# a comment first\n"
+	    "[defaults]\n"
+	    "seconds = 1\n"
+	    "\n"
+	    "[run \"file-read-ext2-cpus\"]\n"
+	    "workload = file-read\n"
+	    "iterations = 7\n"
+	    "\n"
+	    "[run \"lock-contention-file-read\"]\n"
+	    "workload = lock-profile\n"
+	    "pass = contention\n"
+	    "target =  file-read \n"
+	    "iterations = 1\n"
+	    "\n"
+	    "[run \"lock-profile-root-refault\"]\n"
+	    "workload = lock-profile\n"
+	    "target = root-refault\n";
+	char *m = probe_matrix(m2);
+
+	ok(strstr(m, "lock-contention-file-read") == NULL && strstr(m,
+	    "pass = contention") == NULL,
+	    "a lock-profile run of a target another run measures is left out");
+	ok(strstr(m, "[run \"file-read-ext2-cpus\"]\niterations = 1\n"
+	    "warmup = 0\nworkload = file-read\n") != NULL,
+	    "its target's run stays, at one iteration");
+	ok(strstr(m, "[run \"lock-profile-root-refault\"]\niterations = 1\n") &&
+	    strstr(m, "target = root-refault"),
+	    "one whose target nothing else measures stays");
+	ok(strncmp(m, "# a comment first\n[defaults]\nseconds = 1\n", 41) == 0,
+	    "what comes before the runs is kept");
+	free(m);
+	m = probe_matrix("[run \"only\"]\nworkload = lock-profile\n"
+	    "target = fault-free\n");
+	ok(strstr(m, "[run \"only\"]") != NULL,
+	    "a matrix of lock-profile runs alone keeps them");
+	free(m);
+	m = probe_matrix("");
+	ok(m && *m == '\0', "an empty matrix stays empty");
+	free(m);
+}
+
 static void
 test_matrix(void)
 {
@@ -37,6 +84,7 @@ test_matrix(void)
 	ok(strstr(m, "seconds = 1") && strstr(m, "tasks = node"),
 	    "everything else is kept");
 	free(m);
+	test_matrix_profiles();
 }
 
 static void
