@@ -273,6 +273,9 @@ series_show_json(const struct series *s, int messages)
 			json_t *p = json_array_get(json_object_get(j, "patches"), i);
 			json_object_set_new(p, "message", json_string(s->patches[i].message));
 			json_object_set_new(p, "diff", json_string(s->patches[i].diff));
+			if (s->patches[i].notes)
+				json_object_set_new(p, "notes",
+				    json_string(s->patches[i].notes));
 		}
 		free(txt);
 		txt = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

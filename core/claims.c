@@ -120,6 +120,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
@@ -671,6 +672,27 @@ claims_scan(const char *s, size_t len)
 	return hit;
 }
 
+/* "make -j96": a kernel build's job count, its threads; else CLAIM_NONE. */
+static int
+claims_make_jobs(const char *s, size_t len)
+{
+	for (size_t i = 0; i + 7 < len; i++) {
+		size_t j = i + 7;
+		long n = 0;
+
+		if (s[i] != 'm' || strncmp(s + i, "make -j", 7) != 0 ||
+		    (i > 0 && claims_is_word_char(s[i - 1])))
+			continue;
+		for (; j < len && isdigit((unsigned char)s[j]) && n < 1000000;
+		    j++)
+			n = n * 10 + (s[j] - '0');
+		if (j > i + 7 && n > 0 && (j == len ||
+		    !claims_is_word_char(s[j])))
+			return (int)n;
+	}
+	return CLAIM_NONE;
+}
+
 /*
  * Fills what s says of the conditions into c, where c does not know; the
  * counts nearest to [at, end) of s (0, 0: the first).
@@ -895,6 +917,19 @@ struct claims_sweep {
 	int		 nrows;
 };
 
+/* A table of "|" columns, each cell a group "before / after / delta"
+   under a header naming each column's metric (claims_rule_group). */
+#define CLAIMS_GROUP_COLS 6
+struct claims_group {
+	int		 on;		/* 1 header seen, 2 its second line */
+	int		 ncol;		/* columns, the label's first */
+	enum claim_metric m[CLAIMS_GROUP_COLS];
+	int		 at[3];		/* before, after, delta: parts */
+	int		 what;		/* the label's count: -1 none */
+	int		 jobs;		/* the label head says "-j<N>" */
+	int		 folio_kb;	/* a caption in the table's rows */
+};
+
 struct claims_ctx {
 	struct claims	*out;
 	const char	*where;
@@ -926,6 +961,7 @@ struct claims_ctx {
 	int		 mm_seen;	/* an mmtests row in this message */
 	struct claims_sweep sweep;
 	struct claims_split split;
+	struct claims_group group;
 	/* a normalised table ("Test : tbench", "tip[pct imp](CV)") */
 	int		 nm_on;		/* 1 after "Test :", 2 under a header */
 	int		 nm_lower;	/* "Interpretation: Lower is better" */
@@ -2731,9 +2767,14 @@ claims_time_block_flush(struct claims_ctx *x)
 			c->has_change = 1;
 			c->change_pct = 0;
 		}
-		if (x->tb_title)
+		if (x->tb_title) {
 			claims_cond_read(&c->cond, x->tb_title,
 			    strlen(x->tb_title));
+			/* the block timed "make -j96": 96 jobs */
+			if (c->cond.threads == CLAIM_NONE)
+				c->cond.threads = claims_make_jobs(
+				    x->tb_title, strlen(x->tb_title));
+		}
 		claims_describe_line(x, c, claims_nospan);
 		free(c->words);
 		c->words = k < 3 ? xasprintf("%s time", t->key) :
@@ -2921,6 +2962,21 @@ claims_tb_marker(struct claims_ctx *x, const char *line, size_t len)
 				claims_time_block_flush(x);
 			x->tb_phase = p;
 			x->tb_seen |= p;
+			return 1;
+		}
+	}
+	/* "Before this series:", "After this commit:", "After the patch:":
+	   a heading of its own, no numbers */
+	if (len > 8 && len < 40 && line[len - 1] == ':' &&
+	    strcspn(line, "0123456789") >= len) {
+		if (!strncmp(line, "Before ", 7)) {
+			if (x->tb_phase == 2)
+				claims_time_block_flush(x);
+			x->tb_phase = 1;
+			return 1;
+		}
+		if (!strncmp(line, "After ", 6) && x->tb_phase == 1) {
+			x->tb_phase = 2;
 			return 1;
 		}
 	}
@@ -3987,12 +4043,206 @@ claims_mmtests_name(struct claims_ctx *x, const char *p, size_t len)
 	x->mm_test = xstrndup(p + i, len - i);
 }
 
+/* ---- group tables: "| 5258 / 5235 / -0.3% |" --------------------------- */
+
+/* Splits line at '|' into trimmed cells; the number of cells. */
+static size_t
+claims_cells(const char *line, size_t len, struct claims_span *cell,
+    size_t max)
+{
+	size_t n = 0;
+	const char *p = line, *e = line + len;
+
+	while (p <= e && n < max) {
+		const char *bar = memchr(p, '|', (size_t)(e - p));
+		const char *ce = bar ? bar : e, *cs = p;
+
+		while (cs < ce && isspace((unsigned char)*cs))
+			cs++;
+		while (ce > cs && isspace((unsigned char)ce[-1]))
+			ce--;
+		cell[n].s = cs;
+		cell[n].len = (size_t)(ce - cs);
+		n++;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return n;
+}
+
+/* Splits a cell at '/' into trimmed parts (at most 3 kept). */
+static size_t
+claims_parts(struct claims_span c, struct claims_span part[3])
+{
+	size_t n = 0;
+	const char *p = c.s, *e = c.s + c.len;
+
+	while (p <= e) {
+		const char *sl = memchr(p, '/', (size_t)(e - p));
+		const char *pe = sl ? sl : e, *ps = p;
+
+		while (ps < pe && (isspace((unsigned char)*ps) || *ps == '('))
+			ps++;
+		while (pe > ps && (isspace((unsigned char)pe[-1]) ||
+		    pe[-1] == ')'))
+			pe--;
+		if (n == 3)
+			return 4;
+		part[n].s = ps;
+		part[n].len = (size_t)(pe - ps);
+		n++;
+		if (!sl)
+			break;
+		p = sl + 1;
+	}
+	return n;
+}
+
+/* A header cell's metric: "System Time (seconds)", "Total Time". */
+static enum claim_metric
+claims_group_metric(struct claims_span c)
+{
+	if (claims_starts_word(c.s, c.len, "total") &&
+	    claims_icontains(c.s, c.len, "time"))
+		return CLAIM_M_TIME_REAL;
+	return claims_split_metric(c.s, c.len);
+}
+
+/*
+ * group-row: a table whose columns are groups of three,
+ *
+ *      make -j<NR>     |   System Time (seconds)  |   Total Time (seconds)
+ *    (NR / Mem / ZRAM) | (Before / After / Delta) | (Before / After / Delta)
+ *     With 4k pages only:
+ *     6 / 192M / 3G    |    5258 /  5235 / -0.3%  |    1420 /  1414 / -0.3%
+ *
+ * one claim per metric column of a row: before and after, the change the
+ * row gives when it agrees with them (within a point), else theirs; the
+ * count from the label's first part when the header names it ("NR" of
+ * "make -j<NR>" is a job count: threads); a caption among the rows
+ * ("With 64k mTHP:") sets the folio size of the rows below it.  A blank
+ * line ends the table.  1 when the line was one of the table's.
+ */
+static int
+claims_rule_group(struct claims_ctx *x, const char *line, size_t len)
+{
+	struct claims_group *g = &x->group;
+	struct claims_span cell[CLAIMS_GROUP_COLS + 1], part[3];
+	size_t n = claims_cells(line, len, cell, CLAIMS_GROUP_COLS + 1), i;
+	int digits = 0;
+
+	for (i = 0; i < len && !digits; i++)
+		digits = isdigit((unsigned char)line[i]) != 0;
+	if (!g->on) {
+		size_t metrics = 0;
+
+		if (digits || n < 2 || n > CLAIMS_GROUP_COLS)
+			return 0;
+		for (i = 1; i < n; i++)
+			metrics += claims_group_metric(cell[i]) != CLAIM_M_NONE;
+		if (metrics != n - 1)
+			return 0;
+		memset(g, 0, sizeof(*g));
+		g->on = 1;
+		g->ncol = (int)n;
+		for (i = 1; i < n; i++)
+			g->m[i] = claims_group_metric(cell[i]);
+		g->at[0] = 0, g->at[1] = 1, g->at[2] = 2;
+		g->what = -1;
+		g->jobs = claims_icontains(cell[0].s, cell[0].len, "-j");
+		return 1;
+	}
+	if (g->on == 1 && !digits && (int)n == g->ncol) {
+		/* "(NR / Mem / ZRAM) | (Before / After / Delta) | ..." */
+		size_t np = claims_parts(cell[1], part);
+
+		if (np < 2 || np > 3)
+			goto not_row;
+		g->at[2] = -1;
+		for (i = 0; i < np; i++) {
+			if (claims_starts_word(part[i].s, part[i].len, "before"))
+				g->at[0] = (int)i;
+			else if (claims_starts_word(part[i].s, part[i].len,
+			    "after"))
+				g->at[1] = (int)i;
+			else
+				g->at[2] = (int)i;
+		}
+		if (claims_parts(cell[0], part) >= 1 && part[0].len) {
+			g->what = claims_sweep_what(part[0].s, part[0].len);
+			if (g->what < 0 && g->jobs && part[0].len <= 4)
+				g->what = 0;	/* -j<NR>: jobs, threads */
+		}
+		g->on = 2;
+		return 1;
+	}
+	if (n == 1 && len && line[len - 1] == ':') {
+		/* "With 64k mTHP:" */
+		int kb = claims_folio_kb(line, len);
+
+		g->folio_kb = kb > 4 ? kb : 0;
+		return 1;
+	}
+	if ((int)n != g->ncol)
+		goto not_row;
+	{
+		double lv = 0;
+		char lu[8];
+		int count = -1;
+
+		if (claims_parts(cell[0], part) >= 1 &&
+		    claims_tok_value(part[0].s, part[0].len, &lv, lu) &&
+		    !lu[0] && lv == floor(lv) && lv > 0 && lv <= 1e6)
+			count = (int)lv;
+		for (i = 1; i < n; i++) {
+			double b, a, ch = 0;
+			char ub[8], ua[8];
+			int pct = 0;
+			size_t np = claims_parts(cell[i], part);
+			struct claim *c;
+			struct buf words = BUF_INIT(64);
+
+			if (np < 2 || np > 3 || g->at[0] >= (int)np ||
+			    g->at[1] >= (int)np ||
+			    !claims_tok_value(part[g->at[0]].s,
+			    part[g->at[0]].len, &b, ub) ||
+			    !claims_tok_value(part[g->at[1]].s,
+			    part[g->at[1]].len, &a, ua) || strcmp(ub, ua))
+				continue;
+			c = claims_new(x, CLAIM_BEFORE_AFTER, "group-row", line,
+			    len);
+			if (!c)
+				return 1;
+			claims_set_pair(c, b, a, ub);
+			if (g->at[2] >= 0 && g->at[2] < (int)np &&
+			    claims_tok_signed(part[g->at[2]].s,
+			    part[g->at[2]].len, &ch, &pct) && pct &&
+			    c->has_change && fabs(ch - c->change_pct) <= 1.0)
+				c->change_pct = ch;
+			if (count > 0 && g->what >= 0)
+				claims_sweep_cond(c, g->what, count);
+			if (g->folio_kb)
+				c->cond.folio_kb = g->folio_kb;
+			c->metric = g->m[i];
+			claims_set_words(c, &words, g->m[i]);
+		}
+		return 1;
+	}
+not_row:
+	g->on = 0;
+	return 0;
+}
+
 /* A data line: 1 when a line rule read it. */
 static int
 claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
 {
 	size_t i = 0, j;
 
+	/* a table of "before / after / delta" groups, its header first */
+	if ((x->group.on || memchr(p, '|', len)) && claims_rule_group(x, p, len))
+		return 1;
 	/* a normalised table's lines, "Test : tbench" first */
 	if (x->nm_on || (len > 4 && memchr(p, 'T', len < 8 ? len : 8))) {
 		if (claims_rule_sweep_norm(x, p, len))
@@ -4025,12 +4275,71 @@ claims_line_rules(struct claims_ctx *x, const char *p, size_t len)
 	    claims_rule_arrow_line(x, p, len);
 }
 
+/* "Signed-off-by: A <a@b>", "Link: https://...", "Fixes: 123abc (...)". */
+static int
+claims_is_trailer_line(const char *p, size_t n)
+{
+	static const char *const keys[] = { "Link", "Fixes", "Cc", "Closes",
+	    "Change-Id", NULL };
+	size_t k = 0;
+	int dash = 0;
+
+	while (k < n && (isalnum((unsigned char)p[k]) || p[k] == '-')) {
+		dash |= p[k] == '-';
+		k++;
+	}
+	if (k == 0 || k + 1 >= n || p[k] != ':' || p[k + 1] != ' ')
+		return 0;
+	if (dash)
+		return 1;
+	for (size_t i = 0; keys[i]; i++)
+		if (strlen(keys[i]) == k && strncasecmp(p, keys[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A "---" line: git's cut line, below which come the changelog, the
+ * diffstat and the diff -- or a heading's underline, as letters write
+ * "Tests\n---" or "Kernel build on tmpfs:\n---" and go on with their
+ * results.  It is an underline when the line above is a heading (not
+ * blank, not a trailer: git's cut comes after the Signed-off-by; not a
+ * sentence ending in '.') and the line below is neither the diffstat,
+ * the diff nor a changelog's ("v2: ...", "Changes in v3:").
+ */
+static int
+claims_is_cut(const char *prev, size_t prev_len, const char *next)
+{
+	size_t n;
+
+	if (prev_len && prev[prev_len - 1] == '\r')
+		prev_len--;
+	if (!prev || prev_len == 0 || claims_is_trailer_line(prev, prev_len) ||
+	    prev[prev_len - 1] == '.')
+		return 1;
+	if (!next || !*next)
+		return 1;
+	n = strcspn(next, "\n");
+	if (n && next[n - 1] == '\r')
+		n--;
+	if (series_is_diffstat_line(next, n) ||
+	    (n >= 11 && strncmp(next, "diff --git ", 11) == 0) ||
+	    (n >= 2 && (next[0] == 'v' || next[0] == 'V') &&
+	    isdigit((unsigned char)next[1])) ||
+	    claims_starts_word(next, n, "changes") ||
+	    claims_starts_word(next, n, "changelog") ||
+	    claims_starts_word(next, n, "change"))
+		return 1;
+	return 0;
+}
+
 void
 claims_extract(struct claims *out, const char *body, const char *where)
 {
 	struct claims_ctx x = { 0 };
 	struct buf para = BUF_INIT(1 << 16);
-	const char *p = body, *nl;
+	const char *p = body, *nl, *prev = NULL;
+	size_t prev_len = 0;
 
 	if (!body)
 		return;
@@ -4046,10 +4355,27 @@ claims_extract(struct claims *out, const char *body, const char *where)
 		len = nl ? (size_t)(nl - p) : strlen(p);
 		if (len && p[len - 1] == '\r')
 			len--;
-		if ((len == 3 && !strncmp(p, "---", 3)) ||
+		if ((len == 3 && !strncmp(p, "---", 3) &&
+		    claims_is_cut(prev, prev_len, nl ? nl + 1 : NULL)) ||
 		    (len == 3 && !strncmp(p, "-- ", 3)) ||
 		    !strncmp(p, "diff --git ", 11))
 			break;
+		prev = p;
+		prev_len = len;
+		if (len == 3 && !strncmp(p, "---", 3)) {
+			/* a heading's underline: a new section, whose
+			   tables the sections above do not caption */
+			claims_paragraph(&x, &para);
+			if (x.tb_phase)
+				claims_time_block_flush(&x);
+			free(x.caption);
+			x.caption = NULL;
+			x.cap_read = 0;
+			free(x.tb_title);
+			x.tb_title = NULL;
+			claims_cond_init(&x.setup);
+			continue;
+		}
 		if (len && p[0] == '>')
 			continue;
 		claims_lkp_param(&x, p, len);
@@ -4062,6 +4388,7 @@ claims_extract(struct claims *out, const char *body, const char *where)
 		if (len == 0) {
 			free(x.mm_test);
 			x.mm_test = NULL;
+			x.group.on = 0;
 			/* a blank under the header, or between a %diff
 			   table's rows: the table goes on */
 			if (x.nm_rows && !x.nm_diff)
@@ -4144,6 +4471,8 @@ claims_extract_series(struct claims *out, const struct series *s)
 		char *where = xasprintf("patch %d/%d", p->counter, p->total);
 
 		claims_extract(out, p->message, where);
+		if (p->notes)
+			claims_extract(out, p->notes, where);
 		free(where);
 	}
 }

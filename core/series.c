@@ -1174,6 +1174,93 @@ series_diff(const char *body)
 	return xstrndup(start, end - start);
 }
 
+/* " mm/swap.c | 12 ++++--", " mm/x.png  | Bin 0 -> 12 bytes",
+   " 2 files changed, 9 insertions(+)", " create mode 100644 mm/new.c":
+   git's diffstat, which notes leave out. */
+int
+series_is_diffstat_line(const char *p, size_t n)
+{
+	const char *e = p + n, *bar;
+
+	if (n < 2 || p[0] != ' ')
+		return 0;
+	while (p < e && *p == ' ')
+		p++;
+	if ((size_t)(e - p) > 12 && (strncmp(p, "create mode ", 12) == 0 ||
+	    strncmp(p, "delete mode ", 12) == 0 ||
+	    strncmp(p, "rename ", 7) == 0 || strncmp(p, "mode change ", 12) == 0))
+		return 1;
+	if (isdigit((unsigned char)*p)) {
+		const char *q = p;
+
+		while (q < e && isdigit((unsigned char)*q))
+			q++;
+		return e - q > 5 && strncmp(q, " file", 5) == 0 &&
+		    memmem(q, (size_t)(e - q), "changed", 7) != NULL;
+	}
+	if (!(bar = memchr(p, '|', (size_t)(e - p))) || bar == p)
+		return 0;
+	for (bar++; bar < e && *bar == ' '; bar++)
+		;
+	if ((size_t)(e - bar) >= 3 && strncmp(bar, "Bin", 3) == 0)
+		return 1;
+	if (bar == e || !isdigit((unsigned char)*bar))
+		return 0;
+	while (bar < e && isdigit((unsigned char)*bar))
+		bar++;
+	while (bar < e && (*bar == ' ' || *bar == '+' || *bar == '-'))
+		bar++;
+	return bar == e;
+}
+
+/*
+ * What a patch mail carries below its "---" cut line (the same line
+ * series_message_body cuts at) and before the diff: a changelog, and for
+ * a patch without a cover letter often the author's test results.  git
+ * am leaves it out of the commit; a reviewer reads it, and so do claims.
+ * The diffstat is left out; the signature ("-- ") and the diff end it.
+ * NULL when nothing but blank lines and the diffstat is there.
+ */
+static char *
+series_notes(const char *body)
+{
+	struct buf out = BUF_INIT(0);
+	const char *p, *nl;
+	int any = 0;
+
+	if (strncmp(body, "---\n", 4) == 0)
+		p = body + 4;
+	else if ((p = strstr(body, "\n---\n")))
+		p += 5;
+	else
+		return NULL;
+	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		size_t n;
+
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if ((n == 3 && strncmp(p, "-- ", 3) == 0) ||
+		    (n >= 11 && strncmp(p, "diff --git ", 11) == 0) ||
+		    (n >= 4 && strncmp(p, "--- ", 4) == 0 && nl &&
+		    strncmp(nl + 1, "+++ ", 4) == 0) ||
+		    (n >= 7 && strncmp(p, "Index: ", 7) == 0))
+			break;
+		if (series_is_diffstat_line(p, n))
+			continue;
+		if (n)
+			any = 1;
+		buf_add(&out, p, n);
+		buf_addch(&out, '\n');
+	}
+	if (!any) {
+		buf_release(&out);
+		return NULL;
+	}
+	return buf_detach(&out, NULL);
+}
+
 /* The message part of a patch mail's body, cut in place: stripped of
    newlines, the signature after the last "\n-- \n" dropped, and cut at
    the "---" line (or else the diff). */
@@ -1620,6 +1707,7 @@ series_pick_patch(struct pick *k, size_t nmsgs, const struct ser *s,
 	p->diff = series_diff(l->m->body);
 	if (!p->diff)
 		p->diff = xstrdup("");
+	p->notes = series_notes(l->m->body);
 	free(fup.v);
 }
 
@@ -1712,6 +1800,7 @@ series_release(struct series *s)
 		free(p->msgid);
 		free(p->message);
 		free(p->diff);
+		free(p->notes);
 		series_free_trailers(p->trailers, p->ntrailers);
 	}
 	free(s->patches);

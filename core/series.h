@@ -38,6 +38,10 @@ struct patch {
 				   collected from replies), as git am writes */
 	char	*diff;		/* the diff (from the first "diff --git" or
 				   "--- " line through the end of the patch) */
+	char	*notes;		/* below the "---" cut line, before the diff
+				   (its diffstat left out): a changelog, the
+				   test results a patch without a cover letter
+				   carries; NULL when there is nothing */
 	int	 from_version;	/* revision the patch came from (partial
 				   rerolls fill from older revisions) */
 	struct trailer *trailers;	/* follow-up trailers included */
@@ -106,5 +110,9 @@ struct subject {
 
 void	subject_parse(const char *subj, struct subject *out);
 void	subject_release(struct subject *);
+
+/* 1 when the line (n bytes, no newline) is one of git's diffstat: " mm/swap.c
+   | 12 ++--", " 2 files changed, ...", " create mode 100644 mm/x.c". */
+int	 series_is_diffstat_line(const char *line, size_t n);
 
 #endif

@@ -24,6 +24,8 @@ claims_series_extract(struct db *db, long long sid, struct claims *out)
 		    s.patches[i].total);
 
 		claims_extract(out, s.patches[i].message, where);
+		if (s.patches[i].notes)
+			claims_extract(out, s.patches[i].notes, where);
 		free(where);
 	}
 	db_series_release(&s);

@@ -412,6 +412,7 @@ db_patch_release(struct db_patch *p)
 	free(p->msgid);
 	free(p->message);
 	free(p->diff);
+	free(p->notes);
 }
 
 void
@@ -461,8 +462,8 @@ db_series_load_patches(struct db *db, struct db_series *s)
 	int rc = -1, r;
 
 	if (sqlite3_prepare_v2(db->h, "SELECT id, counter, total, "
-	    "from_version, subject, author, email, date, msgid, message, diff "
-	    "FROM patches WHERE series_id = ? ORDER BY counter", -1, &st,
+	    "from_version, subject, author, email, date, msgid, message, diff, "
+	    "notes FROM patches WHERE series_id = ? ORDER BY counter", -1, &st,
 	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->h, "SELECT name, value FROM trailers "
 	    "WHERE patch_id = ? ORDER BY pos", -1, &tt, NULL) != SQLITE_OK) {
@@ -486,6 +487,7 @@ db_series_load_patches(struct db *db, struct db_series *s)
 		p->msgid = db_col_dup(st, 8);
 		p->message = db_col_dup(st, 9);
 		p->diff = db_col_dup(st, 10);
+		p->notes = db_col_dup(st, 11);
 		sqlite3_reset(tt);
 		sqlite3_bind_int64(tt, 1, p->id);
 		while ((r = sqlite3_step(tt)) == SQLITE_ROW) {
@@ -690,6 +692,7 @@ db_insert_patch(struct db *db, sqlite3_stmt *pst, sqlite3_stmt *tst,
 	db_bind_text(pst, 10, p->message);
 	db_bind_text(pst, 11, p->diff);
 	sqlite3_bind_int(pst, 12, p->from_version);
+	db_bind_text(pst, 13, p->notes);
 	if (sqlite3_step(pst) != SQLITE_DONE)
 		return db_fail(db, "insert patch");
 	pid = sqlite3_last_insert_rowid(db->h);
@@ -728,7 +731,8 @@ db_series_store_picked(struct db *db, int64_t id, const struct series *s,
 	    -1, &del, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->h, "INSERT INTO patches (series_id, counter, "
 	    "total, subject, author, email, date, date_epoch, msgid, message, "
-	    "diff, from_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &pst,
+	    "diff, from_version, notes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+	    &pst,
 	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->h, "INSERT INTO trailers (patch_id, pos, "
 	    "name, value) VALUES (?,?,?,?)", -1, &tst, NULL) != SQLITE_OK) {

@@ -71,6 +71,7 @@ struct db_patch {
 	int64_t	 id;
 	int	 counter, total, from_version;
 	char	*subject, *author, *email, *date, *msgid, *message, *diff;
+	char	*notes;		/* below the cut line (struct patch) */
 	struct db_trailer *trailers;
 	size_t	 ntrailers;
 };

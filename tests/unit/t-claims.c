@@ -851,6 +851,48 @@ extract_ms(const char *path)
 	return 0;
 }
 
+/* A "---" heading underline is no cut line; git's cut line is; a table
+   of "before / after / delta" groups. */
+static void
+test_sections(void)
+{
+	const struct claim *c;
+	size_t n;
+
+	n = all("Tests\n---\n\nThe fault rate improves by 12%.\n");
+	ok(n == 1 && cs.v[0].kind == CLAIM_CHANGE &&
+	    fabs(cs.v[0].change_pct - 12) < 1e-9,
+	    "under a \"Tests\" underline the letter goes on");
+	n = all("Signed-off-by: A <a@x.org>\n---\nThe fault rate improves by 12%.\n");
+	is_int(n, 0, "after a trailer \"---\" is the cut line");
+	n = all("Some text\n---\n mm/x.c | 2 +-\nThe fault rate improves by 12%.\n");
+	is_int(n, 0, "a \"---\" with the diffstat below it is the cut line");
+	n = all("\n---\nThe fault rate improves by 12%.\n");
+	is_int(n, 0, "a \"---\" after a blank line is the cut line");
+
+	n = all("   make -j<NR>     |   System Time (seconds)  |   Total Time (seconds)\n"
+	    " (NR / Mem / ZRAM) | (Before / After / Delta) | (Before / After / Delta)\n"
+	    " With 4k pages only:\n"
+	    "  6 / 192M / 3G    |    5258 /  5235 / -0.3%  |    1420 /  1414 / -0.3%\n"
+	    " With 64k mTHP:\n"
+	    " 24 / 512M / 5G    |    5104 /  4641 / -18.7% |     376 /   358 / -4.8%\n");
+	ok(n == 4, "group table: a claim per metric column of each row (%zu)", n);
+	c = n == 4 ? &cs.v[0] : NULL;
+	ok(c && !strcmp(c->rule, "group-row") && c->metric == CLAIM_M_TIME_SYS &&
+	    c->before == 5258 && c->after == 5235 &&
+	    fabs(c->change_pct + 0.3) < 1e-9 && c->cond.threads == 6 &&
+	    c->cond.folio_kb == CLAIM_NONE,
+	    "sys time 5258 -> 5235, the row's -0.3%, at -j6");
+	c = n == 4 ? &cs.v[1] : NULL;
+	ok(c && c->metric == CLAIM_M_TIME_REAL && c->before == 1420,
+	    "\"Total Time\" is the real time");
+	c = n == 4 ? &cs.v[2] : NULL;
+	ok(c && c->cond.threads == 24 && c->cond.folio_kb == 64 &&
+	    fabs(c->change_pct - (4641.0 - 5104) / 5104 * 100) < 1e-9,
+	    "under \"With 64k mTHP:\": 64 kB folios; a Delta its numbers "
+	    "disagree with (-18.7%% for -9.1%%) gives way to theirs");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -868,6 +910,7 @@ main(int argc, char **argv)
 	test_prefix_lifetime();
 	test_check();
 	test_boots();
+	test_sections();
 	claims_release(&cs);
 	return tap_done();
 }

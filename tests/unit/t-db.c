@@ -123,6 +123,7 @@ fill_series(struct series *s)
 	p[0].counter = 1; p[0].total = 2; p[0].subject = "one";
 	p[0].author = "Alice"; p[0].email = "alice@example.org";
 	p[0].message = "one\n\nbody\n"; p[0].diff = "diff --git a/x b/x\n";
+	p[0].notes = "v2: faster\n";
 	p[0].from_version = 2; p[0].trailers = t1; p[0].ntrailers = 2;
 	p[1].counter = 2; p[1].total = 2; p[1].subject = "two";
 	p[1].from_version = 1;
@@ -201,6 +202,8 @@ test_series(void)
 	is_int(s.patches[0].ntrailers, 2, "trailers of patch 1");
 	is_str(s.patches[0].trailers[1].name, "Acked-by", "trailer order");
 	is_str(s.patches[0].diff, "diff --git a/x b/x\n", "diff kept");
+	is_str(s.patches[0].notes, "v2: faster\n", "notes below the cut kept");
+	ok(s.patches[1].notes == NULL, "a patch without notes has none");
 	is_int(s.patches[1].from_version, 1, "from_version kept");
 	db_series_release(&s);
 	is_int(db_series_get(db, id2, 0, &s), 0, "get failed one");

@@ -326,8 +326,31 @@ test_inline(void)
 		    "Signed-off-by: Real Author <ra@example.org>\n", "message without in-body headers");
 		is_str(s.patches[0].diff, "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n"
 		    "+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "diff ends with its hunk");
+		ok(s.patches[0].notes == NULL,
+		    "nothing but the diffstat below the cut: no notes");
 		series_release(&s);
 	}
+	/* below the cut: a changelog and results, then the diffstat */
+	buf_reset(&err);
+	if (ok(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH] n\n"
+	    "Message-Id: <n@x>\n\nBody.\n\nSigned-off-by: A <a@x.org>\n---\n"
+	    "v2: real 12.0s -> 9.0s\n\n"
+	    " mm/x.c    | 2 +-\n mm/y.png  | Bin 0 -> 12 bytes\n"
+	    " 2 files changed, 1 insertion(+), 1 deletion(-)\n"
+	    " create mode 100644 mm/y.png\n\n"
+	    "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+	    NULL, &s, &err) == 0, "a patch with notes picks")) {
+		is_str(s.patches[0].notes, "v2: real 12.0s -> 9.0s\n\n\n",
+		    "notes: the changelog, not the diffstat nor the diff");
+		is_str(s.patches[0].message, "n\n\nBody.\n\n"
+		    "Signed-off-by: A <a@x.org>\n", "the commit message stops at the cut");
+		series_release(&s);
+	}
+	ok(series_is_diffstat_line(" mm/swap.c | 12 ++++--", 21) &&
+	    series_is_diffstat_line(" 1 file changed, 2 insertions(+)", 32) &&
+	    !series_is_diffstat_line("a | b", 5) &&
+	    !series_is_diffstat_line(" 6 / 192M / 3G | 5258 / 5235 / -0.3%", 36),
+	    "diffstat lines, and a results table that is none");
 	/* the same message twice (lore's /all/ returns one per list) */
 	buf_reset(&err);
 	if (ok(pick_inline("From x\nFrom: A <a@x.org>\nSubject: [PATCH] d\nMessage-Id: <d@x>\n\nB\n" DIFF
