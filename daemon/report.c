@@ -2522,29 +2522,6 @@ static struct report_cached report_cache[REPORT_CACHE_SLOTS];
 static long long report_busy[REPORT_BUSY_SLOTS];	/* 0: free */
 static unsigned long report_clock, report_ncomputed;
 
-/* Waits until nobody computes cid, then marks it ours (report_lock
-   held, as on return). */
-static void
-report_claim(long long cid)
-{
-	size_t i, free_at;
-
-	for (;;) {
-		free_at = REPORT_BUSY_SLOTS;
-		for (i = 0; i < REPORT_BUSY_SLOTS; i++) {
-			if (report_busy[i] == cid)
-				break;
-			if (!report_busy[i] && free_at == REPORT_BUSY_SLOTS)
-				free_at = i;
-		}
-		if (i == REPORT_BUSY_SLOTS && free_at < REPORT_BUSY_SLOTS) {
-			report_busy[free_at] = cid;
-			return;
-		}
-		pthread_cond_wait(&report_cond, &report_lock);
-	}
-}
-
 /* Whether a thread computes cid now (report_lock held). */
 static int
 report_is_busy(long long cid)
@@ -2553,6 +2530,22 @@ report_is_busy(long long cid)
 		if (report_busy[i] == cid)
 			return 1;
 	return 0;
+}
+
+/* Waits until nobody computes cid and a slot is free, then marks it ours
+   (report_lock held, as on return). */
+static void
+report_claim(long long cid)
+{
+	for (;;) {
+		if (!report_is_busy(cid))
+			for (size_t i = 0; i < REPORT_BUSY_SLOTS; i++)
+				if (!report_busy[i]) {
+					report_busy[i] = cid;
+					return;
+				}
+		pthread_cond_wait(&report_cond, &report_lock);
+	}
 }
 
 /* Gives cid back and wakes its waiters (report_lock held). */
