@@ -225,12 +225,13 @@ void	report_release(struct report *);
  * with_result 0 skips the samples, the statistics and the lock profiles
  * (r->have_result stays 0): progress only, for pollers.
  *
- * Results are computed once (DESIGN in report.c): a finished comparison's
- * statistics and lock-profile diff are read from the store (computed and
- * stored at its first view if the scheduler did not store them); a live
- * one's are recomputed only when a new upload changed its samples (a
- * cache keyed by db_report_key), never on every GET.  The bootstrap costs
- * about 0.2 s for 30 rows of 24 boots, and seconds for large uploads.
+ * Results are computed once (DESIGN in report_cache.c): a finished
+ * comparison's statistics and lock-profile diff are read from the store
+ * (computed and stored at its first view if the scheduler did not store
+ * them); a live one's are recomputed only when a new upload changed its
+ * samples (a cache keyed by db_report_key), never on every GET.  The
+ * bootstrap costs about 0.2 s for 30 rows of 24 boots, and seconds for
+ * large uploads.
  */
 int	report_load(struct db *, long long series_id, int with_result,
 	    struct report *r);

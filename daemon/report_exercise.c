@@ -4,7 +4,8 @@
  * function with its calls per side, the "not exercised" verdict), and on
  * what the boots ran (THP and mTHP, command line, accelerator, CPU,
  * memory, kernel configs, WARN/BUG/lockdep splats as fail:runs).  Pure:
- * report.c's report_load reads the store and calls report_exercise_set.
+ * report_load.c's report_load reads the store and calls
+ * report_exercise_set.
  *
  * DESIGN (the verdict).  A comparison whose series changes countable
  * functions (exercise.h: present once in the patched System.map) and in
