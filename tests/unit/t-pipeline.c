@@ -103,7 +103,7 @@ wait_state(long long id, const char *want)
 	char *st;
 	int i, same;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 1200; i++) {
 		st = state_of(id, NULL, NULL);
 		same = st && !strcmp(st, want);
 		free(st);
@@ -205,7 +205,9 @@ main(void)
 	free(e);
 	ok(wait_state(self_id, "elsewhere"),
 	    "a stage that moved the series itself is not overridden");
-	for (i = 0; i < 100 && !rest_calls; i++)
+	/* waits end on the event; their bound (60 s) only says when to
+	   give up on a loaded machine */
+	for (i = 0; i < 1200 && !rest_calls; i++)
 		usleep(50 * 1000);
 	usleep(300 * 1000);
 	st = state_of(rest_id, NULL, &rest);
@@ -231,7 +233,7 @@ main(void)
 	/* a restart looks at resting series again */
 	calls = rest_calls;
 	ok(pipeline_start(1, 0, 1) == 0, "restart");
-	for (i = 0; i < 100 && rest_calls == calls; i++)
+	for (i = 0; i < 1200 && rest_calls == calls; i++)
 		usleep(50 * 1000);
 	ok(rest_calls > calls, "a resting series is looked at after a restart");
 	pipeline_stop();
