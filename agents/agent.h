@@ -4,7 +4,8 @@
  *   agent_conf.c   agent.conf (one [agent] section, [qemu], [kexec], [lava])
  *   agent_state.c  the job state machine (a pure table), the persisted job,
  *                  the kexec command lines, result parsing
- *   client.c       HTTP to the daemon (libcurl): JSON calls, kernel download
+ *   client.c       HTTP to the daemon (lib/http_client.c): JSON calls,
+ *                  kernel download
  *   initramfs.c    a cpio "newc" writer
  *   hosttopo.c     this machine's topology from /sys and /proc
  *   guest.c        what the qemu and LAVA backends share: a boot command
@@ -27,6 +28,7 @@
 #include <stddef.h>
 
 #include "lib/buf.h"
+#include "lib/http_client.h"
 #include "lib/run.h"
 #include "lib/strvec.h"
 
@@ -237,7 +239,7 @@ void	agent_results_release(struct agent_results *);
 
 struct client {
 	const struct agent_conf *conf;
-	void	*curl;
+	struct httpc http;	/* one handle: the connection is kept */
 };
 
 void	client_init(struct client *, const struct agent_conf *);

@@ -1,9 +1,9 @@
 /*
- * client: the agent's HTTP to the daemon (libcurl).  Bodies from the daemon
- * are bounded; a kernel download is checked for size and sha256 before it
- * is renamed into place, so a truncated or corrupt file never boots.
+ * client: the agent's HTTP to the daemon (lib/http_client.c).  Bodies from
+ * the daemon are bounded; a kernel download is checked for size and
+ * sha256 before it is renamed into place, so a truncated or corrupt file
+ * never boots.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,16 @@
 #include <unistd.h>
 
 #include "agents/agent.h"
+#include "lib/http_client.h"
 #include "lib/log.h"
 #include "lib/proto.h"
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
 
 #define RESP_MAX	(4 * 1024 * 1024)
+#define CLIENT_USER_AGENT	"kperfci-agent"
+#define CLIENT_TIMEOUT		120	/* seconds, one JSON call */
+#define CLIENT_DOWNLOAD_TIMEOUT	1800	/* a kernel image */
 
 void
 client_init(struct client *c, const struct agent_conf *conf)
@@ -24,44 +28,23 @@ client_init(struct client *c, const struct agent_conf *conf)
 	static int global;
 
 	if (!global++)
-		curl_global_init(CURL_GLOBAL_DEFAULT);
+		httpc_global_init();
 	c->conf = conf;
-	c->curl = curl_easy_init();
-	if (c->curl == NULL)
+	if (httpc_init(&c->http) < 0)
 		fatalx("curl_easy_init failed");
 }
 
 void
 client_release(struct client *c)
 {
-	if (c->curl)
-		curl_easy_cleanup(c->curl);
-	c->curl = NULL;
+	httpc_release(&c->http);
 }
 
-static size_t
-to_buf(char *p, size_t sz, size_t n, void *arg)
+/* The daemon's token, "" when none is configured (the header is sent). */
+static const char *
+client_token(const struct client *c)
 {
-	struct buf *b = arg;
-
-	if (buf_add(b, p, sz * n) == -1)
-		return 0;	/* aborts the transfer */
-	return sz * n;
-}
-
-static struct curl_slist *
-headers(struct client *c, int json)
-{
-	struct curl_slist *h = NULL;
-	char *auth = xasprintf("Authorization: Bearer %s",
-	    c->conf->token ? c->conf->token : "");
-
-	h = curl_slist_append(h, auth);
-	if (json)
-		h = curl_slist_append(h, "Content-Type: application/json");
-	h = curl_slist_append(h, "Expect:");
-	free(auth);
-	return h;
+	return c->conf->token ? c->conf->token : "";
 }
 
 long
@@ -69,33 +52,31 @@ client_post(struct client *c, const char *path, json_t *body, json_t **resp,
     struct buf *err)
 {
 	struct buf in = BUF_INIT(RESP_MAX);
-	struct curl_slist *h;
+	struct httpc_resp hr;
 	char *text, *url;
 	long status = 0;
-	CURLcode cc;
 
 	*resp = NULL;
 	text = json_dumps(body, JSON_COMPACT);
 	url = xasprintf("%s%s", c->conf->server, path);
-	h = headers(c, 1);
-	curl_easy_reset(c->curl);
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, text);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, to_buf);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &in);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "kperfci-agent");
-	cc = curl_easy_perform(c->curl);
-	if (cc != CURLE_OK) {
-		buf_addf(err, "%s: %s", url, in.overflow ?
-		    "response too large" : curl_easy_strerror(cc));
-		goto out;
+	{
+		struct httpc_req req = {
+			.url = url,
+			.user_agent = CLIENT_USER_AGENT,
+			.token = client_token(c),
+			.content_type = "application/json",
+			.body = text,
+			.len = strlen(text),
+			.timeout = CLIENT_TIMEOUT,
+			.out = &in,
+		};
+
+		if (httpc_request(&c->http, &req, &hr, NULL) < 0) {
+			buf_addf(err, "%s: %s", url, hr.reason);
+			goto out;
+		}
 	}
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	status = hr.status;
 	if (in.len) {
 		json_error_t je;
 
@@ -108,7 +89,7 @@ client_post(struct client *c, const char *path, json_t *body, json_t **resp,
 		}
 	}
 out:
-	curl_slist_free_all(h);
+	httpc_resp_release(&hr);
 	free(text);
 	free(url);
 	buf_release(&in);
@@ -121,18 +102,19 @@ struct dl {
 	struct sha256 sha;
 };
 
-static size_t
-to_file(char *p, size_t sz, size_t n, void *arg)
+/* The download's sink: into the file and the digest, up to d->max. */
+static int
+client_dl_write(void *arg, const void *p, size_t n)
 {
 	struct dl *d = arg;
 
-	if (d->got + (long long)(sz * n) > d->max)
-		return 0;
-	if (fwrite(p, sz, n, d->f) != n)
-		return 0;
-	sha256_update(&d->sha, p, sz * n);
-	d->got += sz * n;
-	return sz * n;
+	if (d->got + (long long)n > d->max)
+		return -1;
+	if (fwrite(p, 1, n, d->f) != n)
+		return -1;
+	sha256_update(&d->sha, p, n);
+	d->got += n;
+	return 0;
 }
 
 int
@@ -140,13 +122,12 @@ client_download(struct client *c, const char *path, const char *dest,
     long long size, const char *sha256, long *status, struct buf *err)
 {
 	struct dl d = { 0 };
-	struct curl_slist *h;
+	struct httpc_resp hr = { 0 };
 	char *url = xasprintf("%s%s", c->conf->server, path);
 	char *tmp = xasprintf("%s.part", dest);
 	unsigned char dig[32];
 	char hex[65];
-	CURLcode cc;
-	int rc = -1;
+	int rc = -1, r;
 
 	*status = 0;
 	if ((d.f = fopen(tmp, "wb")) == NULL) {
@@ -158,25 +139,26 @@ client_download(struct client *c, const char *path, const char *dest,
 	/* One byte more than announced so a longer body is caught too. */
 	d.max = size + 1;
 	sha256_init(&d.sha);
-	h = headers(c, 0);
-	curl_easy_reset(c->curl);
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, to_file);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &d);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 1800L);
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_FAILONERROR, 1L);
-	cc = curl_easy_perform(c->curl);
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, status);
-	if (fclose(d.f) != 0 && cc == CURLE_OK) {
+	{
+		struct httpc_req req = {
+			.url = url,
+			.token = client_token(c),
+			.timeout = CLIENT_DOWNLOAD_TIMEOUT,
+			.fail_on_error = 1,
+			.sink = client_dl_write,
+			.sink_arg = &d,
+		};
+
+		r = httpc_request(&c->http, &req, &hr, NULL);
+	}
+	*status = hr.status;
+	if (fclose(d.f) != 0 && r == 0) {
 		buf_addf(err, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && d.got >= size)) {
-		buf_addf(err, "kernel download %s: %s", url,
-		    curl_easy_strerror(cc));
+	/* a body longer than announced stops the sink: named below */
+	if (r < 0 && !(hr.sink_refused && d.got >= size)) {
+		buf_addf(err, "kernel download %s: %s", url, hr.reason);
 		goto out;
 	}
 	if (d.got != size) {
@@ -201,7 +183,7 @@ client_download(struct client *c, const char *path, const char *dest,
 out:
 	if (rc == -1)
 		unlink(tmp);
-	curl_slist_free_all(h);
+	httpc_resp_release(&hr);
 	free(url);
 	free(tmp);
 	return rc;

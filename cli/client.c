@@ -1,90 +1,66 @@
 /*
- * client: libcurl requests to the kperfcid API (see client.h).
+ * client: requests to the kperfcid API through lib/http_client.c (see
+ * client.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "cli/client.h"
 #include "cli/term.h"
+#include "lib/http_client.h"
 #include "lib/xalloc.h"
+
+#define CLIENT_USER_AGENT	"kperfci-cli/0.1"
+#define CLIENT_TIMEOUT		300	/* seconds: a submit sends an mbox */
 
 const char *client_server = "http://127.0.0.1:8080";
 const char *client_token;
-
-static size_t
-client_write(char *p, size_t sz, size_t n, void *arg)
-{
-	struct buf *out = arg;
-
-	if (buf_add(out, p, sz * n) < 0)
-		return 0;
-	return sz * n;
-}
 
 int
 client_request(const char *method, const char *path, const char *ctype,
     const void *body, size_t len, struct buf *out)
 {
-	struct curl_slist *hdrs = NULL;
-	char *url, *h, errbuf[CURL_ERROR_SIZE] = "";
-	long status = -1;
-	CURL *c;
-	CURLcode rc;
+	struct buf why = BUF_INIT(1024);
+	struct httpc h;
+	struct httpc_resp resp;
+	size_t sl = strlen(client_server);
+	char *url;
+	int status = -1;
 
-	c = curl_easy_init();
-	if (!c) {
+	if (httpc_init(&h) < 0) {
 		fprintf(stderr, "kperfci: cannot initialise libcurl\n");
 		return -1;
 	}
+	/* "http://h:p/" + "/api/..." must not give "//api" */
+	if (sl && client_server[sl - 1] == '/' && path[0] == '/')
+		sl--;
+	url = xasprintf("%.*s%s", (int)sl, client_server, path);
 	{
-		size_t sl = strlen(client_server);
+		struct httpc_req req = {
+			.method = method,
+			.url = url,
+			.user_agent = CLIENT_USER_AGENT,
+			.token = client_token && *client_token ? client_token :
+			    NULL,
+			.content_type = ctype,
+			.body = body,
+			.len = len,
+			.timeout = CLIENT_TIMEOUT,
+			.out = out,
+		};
 
-		/* "http://h:p/" + "/api/..." must not give "//api" */
-		if (sl && client_server[sl - 1] == '/' && path[0] == '/')
-			sl--;
-		url = xasprintf("%.*s%s", (int)sl, client_server, path);
+		if (httpc_request(&h, &req, &resp, &why) < 0)
+			fprintf(stderr, "kperfci: %s %s: %s\n", method, url,
+			    why.data);
+		else
+			status = (int)resp.status;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "kperfci-cli/0.1");
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, client_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 300L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	if (body) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-		    (curl_off_t)len);
-	}
-	if (ctype) {
-		h = xasprintf("Content-Type: %s", ctype);
-		hdrs = curl_slist_append(hdrs, h);
-		free(h);
-	}
-	if (client_token && *client_token) {
-		h = xasprintf("Authorization: Bearer %s", client_token);
-		hdrs = curl_slist_append(hdrs, h);
-		free(h);
-	}
-	hdrs = curl_slist_append(hdrs, "Expect:");
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	rc = curl_easy_perform(c);
-	if (rc != CURLE_OK) {
-		fprintf(stderr, "kperfci: %s %s: %s\n", method, url,
-		    out->overflow ? "response too large" : errbuf[0] ?
-		    errbuf : curl_easy_strerror(rc));
-	} else {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	}
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	httpc_resp_release(&resp);
+	httpc_release(&h);
+	buf_release(&why);
 	free(url);
-	return (int)status;
+	return status;
 }
 
 json_t *

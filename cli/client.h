@@ -1,5 +1,5 @@
 /*
- * client: the CLI's HTTP client (libcurl) for the kperfcid API.
+ * client: the CLI's HTTP client (lib/http_client.c) for the kperfcid API.
  *
  * The server URL comes from -s/--server, else $KPERFCI_SERVER, else
  * http://127.0.0.1:8080; the dispatcher in kperfci.c sets it before any

@@ -1,6 +1,8 @@
 /*
  * lore: URL forms, the base allowlist, and the thread fetch (see lore.h).
- * The only file in the daemon that uses libcurl and zlib.
+ * URLs are taken apart with libcurl's own parser (CURLU); the requests
+ * go through lib/http_client.c, which never follows a redirect: each
+ * target is checked here against the allowlist before it is asked for.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <zlib.h>
 
 #include "core/lore.h"
+#include "lib/http_client.h"
 #include "lib/xalloc.h"
 
 struct uparts {
@@ -468,23 +471,6 @@ lore_escape_msgid(struct buf *out, const char *id)
 
 /* ---- fetch -------------------------------------------------------------- */
 
-struct lore_sink {
-	struct buf *b;
-	int	 over;
-};
-
-static size_t
-lore_write(char *p, size_t sz, size_t nm, void *arg)
-{
-	struct lore_sink *s = arg;
-
-	if (buf_add(s->b, p, sz * nm) < 0) {
-		s->over = 1;
-		return 0;	/* makes curl stop with CURLE_WRITE_ERROR */
-	}
-	return sz * nm;
-}
-
 static int
 lore_inflate(const struct buf *gz, struct buf *out, const char *url,
     struct buf *err)
@@ -555,58 +541,51 @@ static int
 lore_request(const char *url0, int post, const char *const *bases,
     size_t nbases, struct buf *body, struct buf *err)
 {
-	struct buf url = BUF_INIT(8192);
-	char cerr[CURL_ERROR_SIZE];
-	CURL *c = NULL;
+	struct buf url = BUF_INIT(8192), why = BUF_INIT(4096);
+	struct httpc h = { NULL };
+	struct httpc_resp resp = { 0 };
 	int hops, ret = -1;
 
 	buf_addstr(&url, url0);
 	if (lore_check_allowed(url.data, bases, nbases, err) < 0)
 		goto out;
-	if (!(c = curl_easy_init())) {
+	if (httpc_init(&h) < 0) {
 		buf_addstr(err, "curl_easy_init failed");
 		goto out;
 	}
 	for (hops = 0;; hops++) {
-		struct lore_sink sink = { body, 0 };
-		long code = 0;
-		char *loc = NULL;
-		CURLcode cr;
+		struct httpc_req req = {
+			.url = url.data,
+			.user_agent = LORE_USER_AGENT,
+			.connect_timeout = LORE_CONNECT_TIMEOUT,
+			.timeout = LORE_TOTAL_TIMEOUT,
+			.out = body,
+			.max_bytes = LORE_MAX_BYTES,
+		};
+		long code;
 
+		/* the search is a POST with no body; a redirect is a GET */
+		if (post && hops == 0) {
+			req.method = "POST";
+			req.body = "";
+		}
 		buf_reset(body);
-		curl_easy_reset(c);
-		curl_easy_setopt(c, CURLOPT_URL, url.data);
-		curl_easy_setopt(c, CURLOPT_USERAGENT, LORE_USER_AGENT);
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)LORE_CONNECT_TIMEOUT);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)LORE_TOTAL_TIMEOUT);
-		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
-		    (curl_off_t)LORE_MAX_BYTES);
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, lore_write);
-		curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-		if (post && hops == 0)
-			curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
-		cerr[0] = '\0';
-		cr = curl_easy_perform(c);
-		if (sink.over || cr == CURLE_FILESIZE_EXCEEDED) {
-			buf_addf(err, "response larger than %u MiB",
-			    LORE_MAX_BYTES >> 20);
+		buf_reset(&why);
+		httpc_resp_release(&resp);
+		if (httpc_request(&h, &req, &resp, &why) < 0) {
+			if (resp.too_large)
+				buf_addf(err, "response larger than %u MiB",
+				    LORE_MAX_BYTES >> 20);
+			else
+				buf_addf(err, "fetching %.300s: %s", url.data,
+				    why.data);
 			goto out;
 		}
-		if (cr != CURLE_OK) {
-			buf_addf(err, "fetching %.300s: %s", url.data,
-			    cerr[0] ? cerr : curl_easy_strerror(cr));
-			goto out;
-		}
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		code = resp.status;
 		if (code == 301 || code == 302 || code == 303 || code == 307 ||
 		    code == 308) {
-			struct buf why = BUF_INIT(4096);
+			const char *loc = resp.location;
 
-			curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &loc);
 			if (!loc) {
 				buf_addf(err, "lore answered HTTP %ld without a "
 				    "Location for %.300s", code, url.data);
@@ -617,13 +596,12 @@ lore_request(const char *url0, int post, const char *const *bases,
 				    LORE_MAX_REDIRECTS, url.data);
 				goto out;
 			}
+			buf_reset(&why);
 			if (lore_check_allowed(loc, bases, nbases, &why) < 0) {
 				buf_addf(err, "redirect to %.300s refused: %s",
 				    loc, why.data);
-				buf_release(&why);
 				goto out;
 			}
-			buf_release(&why);
 			buf_reset(&url);
 			buf_addstr(&url, loc);
 			continue;
@@ -641,9 +619,10 @@ lore_request(const char *url0, int post, const char *const *bases,
 	}
 	ret = 0;
 out:
-	if (c)
-		curl_easy_cleanup(c);
+	httpc_resp_release(&resp);
+	httpc_release(&h);
 	buf_release(&url);
+	buf_release(&why);
 	return ret;
 }
 
