@@ -18,7 +18,6 @@
 #include "cli/term.h"
 #include "core/claims.h"
 #include "core/lore.h"
-#include "core/mbox.h"
 #include "core/mime.h"
 #include "core/series.h"
 #include "lib/xalloc.h"
@@ -232,32 +231,27 @@ series_show_read(struct series_show_args *a, struct lore_url *lu,
 	return 0;
 }
 
-/* Splits the mbox and parses its messages into msgs (a message that does
-   not parse is skipped with a warning).  0, or -1 (printed). */
-static int
-series_show_messages(const struct buf *data, struct mbox *mb,
-    struct msg **msgs, struct msg ***ptrs, size_t *nmsgs, struct buf *err)
+static void
+series_show_skipped(size_t pos, const char *why, void *arg)
 {
-	if (mbox_split(data->data ? data->data : "", data->len, mb, err) < 0) {
-		term_eprintf("kperfci: %s\n", err->data);
+	term_eprintf("kperfci: warning: message %zu: %s\n", pos,
+	    term_clean(why));
+}
+
+/* Decodes the messages of the mbox into msgs (a message that does not
+   parse is skipped with a warning).  0, or -1 (printed). */
+static int
+series_show_messages(const struct buf *data, struct msg_list *msgs,
+    struct buf *err)
+{
+	if (msg_parse_mbox(data->data ? data->data : "", data->len, msgs,
+	    series_show_skipped, NULL, err) < 0) {
+		term_eprintf("kperfci: %s\n", term_clean(err->data));
 		return -1;
 	}
-	if (mb->truncated)
+	if (msgs->truncated)
 		term_eprintf("kperfci: warning: %zu message(s) cut off, skipped\n",
-		    mb->truncated);
-	*msgs = xcalloc(mb->n, sizeof(**msgs));
-	*ptrs = xcalloc(mb->n, sizeof(**ptrs));
-	for (size_t i = 0; i < mb->n; i++) {
-		buf_reset(err);
-		if (msg_parse(mb->msgs[i].data, mb->msgs[i].len,
-		    &(*msgs)[*nmsgs], err) < 0) {
-			term_eprintf("kperfci: warning: message %zu: %s\n",
-			    i + 1, term_clean(err->data));
-			continue;
-		}
-		(*ptrs)[*nmsgs] = &(*msgs)[*nmsgs];
-		(*nmsgs)++;
-	}
+		    msgs->truncated);
 	return 0;
 }
 
@@ -291,9 +285,7 @@ series_cmd(int argc, char **argv, int claims)
 	struct series_show_args a = { 0 };
 	struct buf data = BUF_INIT(LORE_MAX_BYTES), err = BUF_INIT(4096);
 	struct lore_url lu = { 0 };
-	struct mbox mb = { 0 };
-	struct msg *msgs = NULL, **ptrs = NULL;
-	size_t nmsgs = 0, i;
+	struct msg_list msgs = { 0 };
 	struct series s = { 0 };
 	int rc;
 
@@ -301,10 +293,11 @@ series_cmd(int argc, char **argv, int claims)
 		goto out;
 	rc = 1;
 	if (series_show_read(&a, &lu, &data, &err) != 0 ||
-	    series_show_messages(&data, &mb, &msgs, &ptrs, &nmsgs, &err) != 0)
+	    series_show_messages(&data, &msgs, &err) != 0)
 		goto out;
+	buf_release(&data);	/* the decoded messages are all that is read */
 	buf_reset(&err);
-	if (series_pick(ptrs, nmsgs, a.msgid, a.version, &s, &err) < 0) {
+	if (series_pick(msgs.v, msgs.n, a.msgid, a.version, &s, &err) < 0) {
 		term_eprintf("kperfci: %s\n", term_clean(err.data));
 		goto out;
 	}
@@ -317,11 +310,7 @@ series_cmd(int argc, char **argv, int claims)
 	rc = 0;
 out:
 	series_release(&s);
-	for (i = 0; i < nmsgs; i++)
-		msg_release(&msgs[i]);
-	free(msgs);
-	free(ptrs);
-	mbox_release(&mb);
+	msg_list_release(&msgs);
 	lore_url_release(&lu);
 	buf_release(&data);
 	buf_release(&err);

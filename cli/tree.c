@@ -15,7 +15,6 @@
 #include "cli/term.h"
 #include "cli/tree.h"
 #include "core/build.h"
-#include "core/mbox.h"
 #include "core/mime.h"
 #include "core/series.h"
 #include "core/tree.h"
@@ -92,17 +91,13 @@ cmd_tree_apply(int argc, char **argv)
 	const char *branch = "master";
 	struct buf data = BUF_INIT(TREE_CLI_MBOX_MAX), err = BUF_INIT(1 << 20);
 	struct buf why = BUF_INIT(4096);
-	struct mbox mb;
-	struct msg *msgs = NULL;
-	struct msg **ptrs = NULL;
+	struct msg_list msgs = { 0 };
 	struct series s;
 	struct tree_applied a = { 0 };
 	enum tree_base_kind kind;
 	char commit[41];
-	size_t nmsgs = 0;
 	int c, rc = 1;
 
-	memset(&mb, 0, sizeof(mb));
 	memset(&s, 0, sizeof(s));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -122,22 +117,14 @@ cmd_tree_apply(int argc, char **argv)
 		    data.overflow ? "too large" : strerror(errno));
 		goto out;
 	}
-	if (mbox_split(data.data ? data.data : "", data.len, &mb, &err) < 0) {
+	if (msg_parse_mbox(data.data ? data.data : "", data.len, &msgs, NULL,
+	    NULL, &err) < 0) {
 		term_eprintf("kperfci tree apply: %s\n", err.data);
 		goto out;
 	}
-	msgs = xcalloc(mb.n + 1, sizeof(*msgs));
-	ptrs = xcalloc(mb.n + 1, sizeof(*ptrs));
-	for (size_t i = 0; i < mb.n; i++) {
-		buf_reset(&err);
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &msgs[nmsgs],
-		    &err) < 0)
-			continue;
-		ptrs[nmsgs] = &msgs[nmsgs];
-		nmsgs++;
-	}
+	buf_release(&data);
 	buf_reset(&err);
-	if (series_pick(ptrs, nmsgs, NULL, 0, &s, &err) < 0) {
+	if (series_pick(msgs.v, msgs.n, NULL, 0, &s, &err) < 0) {
 		term_eprintf("kperfci tree apply: %s\n", err.data);
 		goto out;
 	}
@@ -166,11 +153,7 @@ usage:
 out:
 	tree_applied_release(&a);
 	series_release(&s);
-	for (size_t i = 0; i < nmsgs; i++)
-		msg_release(&msgs[i]);
-	free(msgs);
-	free(ptrs);
-	mbox_release(&mb);
+	msg_list_release(&msgs);
 	buf_release(&data);
 	buf_release(&err);
 	buf_release(&why);

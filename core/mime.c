@@ -3,7 +3,8 @@
  * GMime does the RFC 2047 / 2231 decoding, the transfer decodings and the
  * charset conversion; this file picks the parts that make up what a
  * reviewer reads (the text and any patch attachment) and undoes
- * format=flowed, which GMime leaves alone.
+ * format=flowed, which GMime leaves alone.  msg_parse_mbox() runs a whole
+ * mbox through it, one message at a time as mbox_next() lends them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include <gmime/gmime.h>
 
+#include "core/mbox.h"
 #include "core/mime.h"
 #include "lib/xalloc.h"
 
@@ -48,15 +50,19 @@ mime_fold_ws(const char *s)
 	return r;
 }
 
-/* Returns a valid UTF-8 copy (invalid bytes become U+FFFD). */
+/* text[0..n) (g_malloc'd, NUL-terminated) as valid UTF-8: itself, or a
+   repaired copy when it is not (invalid bytes and NULs become U+FFFD);
+   text is taken. */
 static char *
-mime_utf8(const char *s, size_t n)
+mime_utf8(char *text, size_t n)
 {
-	gchar *v = g_utf8_make_valid(s, (gssize)n);
-	char *r = xstrdup(v);
+	char *v;
 
-	g_free(v);
-	return r;
+	if (g_utf8_validate_len(text, n, NULL))
+		return text;
+	v = g_utf8_make_valid(text, (gssize)n);
+	g_free(text);
+	return v;
 }
 
 static void
@@ -146,20 +152,22 @@ mime_wanted_type(GMimeContentType *ct, GMimeObject *obj)
 	return 0;
 }
 
-/* The decoded text of a leaf part, as UTF-8 with LF line ends. */
+/* The decoded text of a leaf part, as UTF-8 with LF line ends
+   (g_malloc'd).  GMime's own buffer is kept: the text is copied again
+   only to repair invalid UTF-8. */
 static char *
 mime_part_text(GMimeObject *obj)
 {
 	GMimeContentType *ct = g_mime_object_get_content_type(obj);
 	const char *fmt, *dsp;
 	char *text;
+	size_t n;
 
 	if (GMIME_IS_TEXT_PART(obj)) {
-		char *t = g_mime_text_part_get_text(GMIME_TEXT_PART(obj));
-		if (!t)
+		text = g_mime_text_part_get_text(GMIME_TEXT_PART(obj));
+		if (!text)
 			return NULL;
-		text = mime_utf8(t, strlen(t));
-		g_free(t);
+		n = strlen(text);
 	} else {
 		GMimeDataWrapper *dw = g_mime_part_get_content(GMIME_PART(obj));
 		GMimeStream *ms;
@@ -170,9 +178,13 @@ mime_part_text(GMimeObject *obj)
 		ms = g_mime_stream_mem_new();
 		g_mime_data_wrapper_write_to_stream(dw, ms);
 		ba = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(ms));
-		text = mime_utf8((const char *)ba->data, ba->len);
+		g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(ms), FALSE);
 		g_object_unref(ms);
+		n = ba->len;
+		g_byte_array_append(ba, (const guint8 *)"", 1);
+		text = (char *)g_byte_array_free(ba, FALSE);
 	}
+	text = mime_utf8(text, n);
 	mime_crlf(text);
 	fmt = ct ? g_mime_content_type_get_parameter(ct, "format") : NULL;
 	if (fmt && g_ascii_strcasecmp(fmt, "flowed") == 0) {
@@ -222,7 +234,7 @@ mime_collect(GMimeObject *obj, struct buf *body, int depth)
 	if (body->len && body->data[body->len - 1] != '\n')
 		buf_addch(body, '\n');
 	buf_addstr(body, t);
-	free(t);
+	g_free(t);
 }
 
 static char *
@@ -314,8 +326,9 @@ msg_parse(const char *raw, size_t len, struct msg *out, struct buf *err)
 	if (body.len && body.data[body.len - 1] != '\n')
 		buf_addch(&body, '\n');
 	buf_addstr(&body, "");
+	/* a thread's bodies are all held at once: no slack behind them */
 	out->body_len = body.len;
-	out->body = buf_detach(&body, NULL);
+	out->body = xrealloc(buf_detach(&body, NULL), out->body_len + 1);
 	ret = 0;
 out:
 	if (m)
@@ -345,6 +358,56 @@ msg_release(struct msg *m)
 	free(m->references);
 	free(m->body);
 	memset(m, 0, sizeof(*m));
+}
+
+int
+msg_parse_mbox(const char *data, size_t len, struct msg_list *out,
+    void (*skipped)(size_t pos, const char *why, void *arg), void *arg,
+    struct buf *err)
+{
+	struct mbox_iter it;
+	struct mbox_msg raw;
+	struct buf why = BUF_INIT(1024);
+	size_t cap = 0;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (mbox_iter_init(&it, data, len, err) < 0)
+		return -1;
+	while ((r = mbox_next(&it, &raw, err)) > 0) {
+		struct msg *m = xcalloc(1, sizeof(*m));
+
+		buf_reset(&why);
+		if (msg_parse(raw.data, raw.len, m, &why) < 0) {
+			if (skipped)
+				skipped(it.pos, why.data, arg);
+			free(m);
+			continue;
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->v = xrealloc(out->v, cap * sizeof(*out->v));
+		}
+		out->v[out->n++] = m;
+	}
+	out->nmbox = it.n;
+	out->truncated = it.truncated;
+	mbox_iter_release(&it);
+	buf_release(&why);
+	if (r < 0)
+		msg_list_release(out);
+	return r;
+}
+
+void
+msg_list_release(struct msg_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		msg_release(l->v[i]);
+		free(l->v[i]);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 /* Appends the mailboxes of list (groups flattened) to *v. */

@@ -8,9 +8,14 @@
  * CRLF made LF, concatenated in message order.  HTML alternatives and
  * binary attachments are skipped.
  *
+ * msg_parse_mbox() decodes a whole thread (an mbox) one message at a
+ * time as mbox_next() hands them out, so that what it holds is the input,
+ * one raw message and the decoded ones; the raw message is never kept.
+ *
  * Thread-safety: msg_parse() initialises GMime once (pthread_once) and is
  * safe to call from several threads on different messages.
  * Ownership: every pointer in struct msg is owned by it; msg_release().
+ * A struct msg_list owns its messages; msg_list_release().
  */
 #ifndef KPERFCI_MIME_H
 #define KPERFCI_MIME_H
@@ -43,6 +48,26 @@ struct msg {
 int	msg_parse(const char *raw, size_t len, struct msg *out,
 	    struct buf *err);
 void	msg_release(struct msg *);
+
+struct msg_list {
+	struct msg **v;		/* the decoded messages, in mbox order */
+	size_t	 n;
+	size_t	 nmbox;		/* complete messages in the mbox */
+	size_t	 truncated;	/* cut off inside their headers, dropped */
+};
+
+/*
+ * Decodes every message of the mbox data[0..len) (see mbox.h).  One that
+ * does not decode is left out and, when skipped is not NULL, told to it
+ * with its position in the mbox (1 for the first) and the reason.
+ * Returns 0, or -1 with the mbox's sentence in err (its first line, a
+ * message over MBOX_MAX_MESSAGE, too many messages, none complete) and
+ * out empty: a thread is read whole or not at all.
+ */
+int	msg_parse_mbox(const char *data, size_t len, struct msg_list *out,
+	    void (*skipped)(size_t pos, const char *why, void *arg), void *arg,
+	    struct buf *err);
+void	msg_list_release(struct msg_list *);
 
 /*
  * The To and Cc mailboxes of raw[0..len) (groups flattened, at most

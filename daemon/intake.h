@@ -23,7 +23,9 @@ struct db;
 int	intake_parse_url(const char *url, char **base, char **list,
 	    char **msgid, int *version, struct buf *err);
 
-/* Validate and queue.  0 with *id, or -1 with err (a client error). */
+/* Validate and queue.  0 with *id, or -1 with err (a client error).  An
+   mbox is read through first (mbox_check): one that the fetch stage would
+   refuse (a message over MBOX_MAX_MESSAGE, too many) is never stored. */
 int	intake_submit_url(struct db *, const char *url, int version,
 	    const char *base, long long *id, struct buf *err);
 int	intake_submit_mbox(struct db *, const void *data, size_t len,

@@ -200,28 +200,30 @@ mail_root_release(struct mail_root *r)
 /*
  * Fetches the thread of `in` from the lore and fills *out from the
  * message `want` in it.  0, 1 when the thread has no such message, -1
- * with err (a lore error).
+ * with err (a lore error, or an mbox mbox_next() refuses before it).
  */
 static int
 mail_fetch_root(const char *base, const char *list, const char *in,
     const char *want, struct mail_root *out, struct buf *err)
 {
 	struct buf data = BUF_INIT(LORE_MAX_BYTES);
-	struct mbox mb = { 0 };
-	int rc = 1;
+	struct mbox_iter it = { 0 };
+	struct mbox_msg raw;
+	int rc = 1, r = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (lore_fetch_thread_allow(base, list, in, app.settings.lore.allow,
 	    app.settings.lore.nallow, &data, err) < 0 ||
-	    mbox_split(data.data ? data.data : "", data.len, &mb, err) < 0) {
+	    mbox_iter_init(&it, data.data ? data.data : "", data.len,
+	    err) < 0) {
 		rc = -1;
 		goto out;
 	}
-	for (size_t i = 0; i < mb.n && rc == 1; i++) {
+	while (rc == 1 && (r = mbox_next(&it, &raw, err)) > 0) {
 		struct msg m;
 		struct buf e = BUF_INIT(1024);
 
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &m, &e) == 0) {
+		if (msg_parse(raw.data, raw.len, &m, &e) == 0) {
 			if (m.msgid && !strcmp(m.msgid, want)) {
 				out->msgid = xstrdup(m.msgid);
 				out->subject = xstrdup(m.subject);
@@ -232,16 +234,18 @@ mail_fetch_root(const char *base, const char *list, const char *in,
 				m.references = NULL;
 				m.nreferences = 0;
 				out->body = xstrdup(m.body ? m.body : "");
-				msg_recipients(mb.msgs[i].data, mb.msgs[i].len,
-				    &out->addrs, &out->naddrs);
+				msg_recipients(raw.data, raw.len, &out->addrs,
+				    &out->naddrs);
 				rc = 0;
 			}
 			msg_release(&m);
 		}
 		buf_release(&e);
 	}
+	if (r < 0)
+		rc = -1;	/* the mbox's sentence is in err */
 out:
-	mbox_release(&mb);
+	mbox_iter_release(&it);
 	buf_release(&data);
 	return rc;
 }

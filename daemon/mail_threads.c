@@ -32,32 +32,31 @@
 #include "lib/buf.h"
 #include "lib/log.h"
 
-/* One thread: its messages with a command line to mail_watch_reply.
-   The number read, or -1 when the thread could not be fetched. */
+/* One thread: its messages with a command line to mail_watch_reply, one
+   message at a time.  The number read, or -1 when the thread could not
+   be fetched or read to its end (those before the bad message are). */
 static int
 mail_threads_one(struct db *db, const struct db_series *s, struct buf *err)
 {
 	struct buf data = BUF_INIT(64 << 20);
-	struct mbox mb = { 0 };
-	int n = 0;
+	struct mbox_iter it = { 0 };
+	struct mbox_msg raw;
+	int n = 0, r = 0;
 
 	if (lore_fetch_thread_allow(s->lore_base, s->lore_list, s->msgid,
 	    (const char *const *)app.settings.lore.allow,
-	    app.settings.lore.nallow, &data, err) < 0) {
+	    app.settings.lore.nallow, &data, err) < 0 ||
+	    (data.len && mbox_iter_init(&it, data.data, data.len, err) < 0)) {
 		buf_release(&data);
 		return -1;
 	}
-	if (data.len && mbox_split(data.data, data.len, &mb, err) < 0) {
-		buf_release(&data);
-		return -1;
-	}
-	for (size_t i = 0; i < mb.n; i++) {
+	while (data.len && (r = mbox_next(&it, &raw, err)) > 0) {
 		struct buf pe = BUF_INIT(1024), why = BUF_INIT(256);
 		struct buf out = BUF_INIT(1024), e2 = BUF_INIT(1024);
 		struct mailcmd cmd;
 		struct msg m;
 
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &m, &pe) == 0) {
+		if (msg_parse(raw.data, raw.len, &m, &pe) == 0) {
 			/* kperfci's own mail, the series' own messages and
 			   replies without a command are not commands */
 			if (m.msgid && strncmp(m.msgid, "kperfci.", 8) &&
@@ -78,9 +77,9 @@ mail_threads_one(struct db *db, const struct db_series *s, struct buf *err)
 		buf_release(&out);
 		buf_release(&e2);
 	}
-	mbox_release(&mb);
+	mbox_iter_release(&it);
 	buf_release(&data);
-	return n;
+	return r < 0 ? -1 : n;
 }
 
 int

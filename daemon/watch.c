@@ -44,7 +44,6 @@
 #include "daemon/watch_search.h"
 #include "daemon/watches.h"
 #include "core/lore.h"
-#include "core/mbox.h"
 #include "core/mime.h"
 #include "core/series.h"
 #include "daemon/watch.h"
@@ -127,35 +126,19 @@ watch_pick(const struct watch *w, const char *msgid, struct series *s,
     struct buf *err)
 {
 	struct buf data = BUF_INIT(LORE_MAX_BYTES);
-	struct mbox mb = { 0 };
-	struct msg *msgs = NULL, **ptrs = NULL;
-	size_t nmsgs = 0, i;
+	struct msg_list msgs = { 0 };
 	int rc = -1;
 
 	if (lore_fetch_thread(w->lore, w->list, msgid, &data, err) < 0)
 		goto out;
 	rc = -2;	/* from here on the thread itself is bad */
-	if (mbox_split(data.data ? data.data : "", data.len, &mb, err) < 0)
+	if (msg_parse_mbox(data.data ? data.data : "", data.len, &msgs, NULL,
+	    NULL, err) < 0)
 		goto out;
-	msgs = xcalloc(mb.n ? mb.n : 1, sizeof(*msgs));
-	ptrs = xcalloc(mb.n ? mb.n : 1, sizeof(*ptrs));
-	for (i = 0; i < mb.n; i++) {
-		struct buf e = BUF_INIT(1024);
-
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &msgs[nmsgs],
-		    &e) == 0) {
-			ptrs[nmsgs] = &msgs[nmsgs];
-			nmsgs++;
-		}
-		buf_release(&e);
-	}
-	rc = series_pick(ptrs, nmsgs, msgid, 0, s, err) < 0 ? -2 : 0;
+	buf_release(&data);
+	rc = series_pick(msgs.v, msgs.n, msgid, 0, s, err) < 0 ? -2 : 0;
 out:
-	for (i = 0; i < nmsgs; i++)
-		msg_release(&msgs[i]);
-	free(msgs);
-	free(ptrs);
-	mbox_release(&mb);
+	msg_list_release(&msgs);
 	buf_release(&data);
 	return rc;
 }

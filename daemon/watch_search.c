@@ -72,6 +72,17 @@ watch_search_cmp(const void *a, const void *b)
 	return x->when < y->when ? 1 : x->when > y->when ? -1 : 0;
 }
 
+static void
+watch_search_free(struct watch_search_msg *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].e.title);
+		free(v[i].e.link);
+		free(v[i].e.email);
+	}
+	free(v);
+}
+
 int
 watch_search_feed(struct db *db, const char *name, const char *base,
     const char *list, const char *const *paths, size_t npaths,
@@ -80,11 +91,12 @@ watch_search_feed(struct db *db, const char *name, const char *base,
 	const struct settings_watch *sw = watch_search_conf(name);
 	struct buf data = BUF_INIT(LORE_MAX_BYTES), q = BUF_INIT(0);
 	struct buf e2 = BUF_INIT(4096);
-	struct mbox mb = { 0 };
+	struct mbox_iter it = { 0 };
+	struct mbox_msg raw;
 	struct watch_search_msg *v = NULL;
 	long long since = 0, now = time(NULL);
 	size_t n = 0, slot;
-	int r, rc = -1;
+	int r, rc = -1, got = 0;
 
 	memset(feed, 0, sizeof(*feed));
 	if (!sw || !strcmp(sw->search, "no"))
@@ -112,13 +124,14 @@ watch_search_feed(struct db *db, const char *name, const char *base,
 		buf_addstr(err, e2.data ? e2.data : "search failed");
 		goto out;
 	}
-	if (data.len && mbox_split(data.data, data.len, &mb, err) < 0)
+	if (data.len && mbox_iter_init(&it, data.data, data.len, err) < 0)
 		goto out;
-	for (size_t i = 0; i < mb.n && n < ATOM_MAX_ENTRIES; i++) {
+	while (data.len && n < ATOM_MAX_ENTRIES &&
+	    (got = mbox_next(&it, &raw, err)) > 0) {
 		struct msg m;
 		struct buf link = BUF_INIT(8192), pe = BUF_INIT(1024);
 
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &m, &pe) == 0) {
+		if (msg_parse(raw.data, raw.len, &m, &pe) == 0) {
 			if (m.msgid) {
 				buf_addf(&link, "%s%s%s/", base,
 				    base[strlen(base) - 1] == '/' ? "" : "/",
@@ -138,6 +151,11 @@ watch_search_feed(struct db *db, const char *name, const char *base,
 		buf_release(&link);
 		buf_release(&pe);
 	}
+	if (got < 0) {		/* a bad mbox: none of it is used */
+		watch_search_free(v, n);
+		v = NULL;
+		goto out;
+	}
 	if (n)		/* qsort(NULL, 0) is undefined (UBSan aborts) */
 		qsort(v, n, sizeof(*v), watch_search_cmp);
 	feed->v = xcalloc(n + 1, sizeof(*feed->v));
@@ -155,7 +173,7 @@ watch_search_feed(struct db *db, const char *name, const char *base,
 	rc = 0;
 out:
 	free(v);
-	mbox_release(&mb);
+	mbox_iter_release(&it);
 	buf_release(&data);
 	buf_release(&q);
 	buf_release(&e2);

@@ -4,8 +4,8 @@
 # HTTP (and through the CLI and the web form); the stored series must be
 # what the picker chooses offline for the same thread (kperfci series show),
 # visible in the JSON and on the page.  A 404 from lore fails with the
-# reason; an mbox upload works; a failing submission touches nothing
-# stored before it.
+# reason; an mbox upload works, one with a message over the cap is
+# refused whole; a failing submission touches nothing stored before it.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/pi-lib.sh"
 . "$SRC/tests/daemon-lib.sh"
@@ -163,6 +163,30 @@ expect "$FX/rfc-forms.mbox" >"$T/want8.json"
 ok "upload: same as the offline picker" cmp "$T/got8.json" "$T/want8.json"
 is "$(curl -s "$KD_URL/api/v1/series/$ID8" | jq -r .source)" upload \
     "upload: source says so"
+
+# ---- an upload with one message over 8 MiB is refused whole -------------
+python3 - "$FX/basic.mbox" "$T/huge.mbox" <<'PY'
+import sys
+m = open(sys.argv[1]).read()
+# a reply to the cover letter with a 9 MiB body, second in the mbox
+first, sep, rest = m.partition("\nFrom ")
+reply = ("From huge Mon Sep 17 00:00:00 2001\n"
+    "Message-ID: <huge-reply@example.org>\n"
+    "Subject: Re: [PATCH 0/3] mm: LRU lock contention fixes\n\n" +
+    "quoted line of a very long reply\n" * (9 * 2**20 // 33) + "\n")
+open(sys.argv[2], "w").write(first + "\n" + reply + "From " + rest)
+PY
+kd_wait_rest "$ID8"
+curl -s "$KD_URL/api/v1/series?limit=500" | jq -S . >"$T/before9.json"
+code=$(curl -s -o "$T/r9.json" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/mbox' --data-binary "@$T/huge.mbox" \
+    "$KD_URL/api/v1/series")
+is "$code" 400 "an upload with a 9 MiB message is refused"
+is "$(jq -r .error "$T/r9.json")" "message 2 of the mbox (Message-ID \
+<huge-reply@example.org>) is larger than 8 MiB, the most one message may be" \
+    "naming the message and the cap"
+curl -s "$KD_URL/api/v1/series?limit=500" | jq -S . >"$T/after9.json"
+ok "the refused upload stored nothing" cmp "$T/before9.json" "$T/after9.json"
 
 curl -s "$KD_URL/" >"$T/index2.html"
 like "/series/$ID5\">mm/swap: one-liner" "$T/index2.html" \

@@ -1,6 +1,8 @@
 /*
  * fuzz-mbox: libFuzzer target over the lore intake parsers: mboxrd split ->
  * MIME decode -> series pick -> JSON, and lore_parse_url on the same bytes.
+ * The split is read three ways (mbox_split, mbox_check, msg_parse_mbox),
+ * which must agree.
  * Seed corpus: tests/fuzz/corpus/fuzz-mbox/ (the fixture threads and URLs).
  */
 #include <stdint.h>
@@ -46,34 +48,54 @@ fuzz_url(const uint8_t *data, size_t size)
 	free(s);
 }
 
+/* mbox_split, mbox_check and msg_parse_mbox read the same messages:
+   what they return, with the messages decoded into *l. */
+static int
+fuzz_split(const uint8_t *data, size_t size, struct msg_list *l)
+{
+	struct mbox mb;
+	struct buf err = BUF_INIT(4096), e2 = BUF_INIT(4096);
+	int r = mbox_split((const char *)data, size, &mb, &err);
+
+	if (r < 0 && err.len == 0)
+		abort();	/* a refusal always says why */
+	if (mbox_check((const char *)data, size, &e2) != r)
+		abort();
+	buf_reset(&e2);
+	if (msg_parse_mbox((const char *)data, size, l, NULL, NULL,
+	    &e2) != r || (r == 0 && (l->nmbox != mb.n || l->n > mb.n ||
+	    l->truncated != mb.truncated)))
+		abort();
+	if (r < 0 && strcmp(err.data, e2.data) != 0)
+		abort();
+	for (size_t i = 0; i < mb.n; i++)
+		if (mb.msgs[i].len > MBOX_MAX_MESSAGE + 1 ||
+		    mb.msgs[i].data[mb.msgs[i].len] != '\0')
+			abort();
+	mbox_release(&mb);
+	buf_release(&err);
+	buf_release(&e2);
+	return r;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct mbox mb;
 	struct buf err = BUF_INIT(4096);
-	struct msg *msgs;
-	struct msg **ptrs;
+	struct msg_list l;
 	struct series s;
-	size_t i, n = 0;
+	size_t n;
 
 	fuzz_url(data, size);
 	if (mbox_looks_like_mail((const char *)data, size, &err) < 0 &&
 	    err.len == 0)
 		abort();	/* a refusal always says why */
-	buf_reset(&err);
-	if (mbox_split((const char *)data, size, &mb, &err) < 0)
+	if (fuzz_split(data, size, &l) < 0)
 		goto out;
-	msgs = calloc(mb.n, sizeof(*msgs));
-	ptrs = calloc(mb.n, sizeof(*ptrs));
-	for (i = 0; i < mb.n; i++) {
-		if (msg_parse(mb.msgs[i].data, mb.msgs[i].len, &msgs[n], &err) == 0) {
-			ptrs[n] = &msgs[n];
-			n++;
-		}
-	}
+	n = l.n;
 	for (int v = 0; v <= 2; v++) {
 		buf_reset(&err);
-		if (series_pick(ptrs, n, n && v == 2 ? ptrs[0]->msgid : NULL, v,
+		if (series_pick(l.v, n, n && v == 2 ? l.v[0]->msgid : NULL, v,
 		    &s, &err) == 0) {
 			json_t *j = series_to_json(&s);
 			char *t = json_dumps(j, 0);
@@ -87,11 +109,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			series_release(&s);
 		}
 	}
-	for (i = 0; i < n; i++)
-		msg_release(&msgs[i]);
-	free(msgs);
-	free(ptrs);
-	mbox_release(&mb);
+	msg_list_release(&l);
 out:
 	buf_release(&err);
 	return 0;

@@ -1,4 +1,7 @@
-/* Unit tests for core/mbox.c: mboxrd splitting, table-driven. */
+/*
+ * Unit tests for core/mbox.c: mboxrd splitting, table-driven; the
+ * iterator that lends each message in turn; the cap on one message.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,12 +74,132 @@ test_looks_like_mail(void)
 	buf_release(&err);
 }
 
+/* mbox_next lends a plain message where it lies, an escaped one copied. */
+static void
+test_iter(void)
+{
+	static const char in[] = "From a\nS: 1\n\nbody1\n\n"
+	    "From b\r\nS: 2\r\n\r\n>From x\r\n\r\n"
+	    "From c\nS: cut";
+	struct mbox_iter it;
+	struct mbox_msg m;
+	struct buf err = BUF_INIT(1024);
+
+	ok(mbox_iter_init(&it, in, strlen(in), &err) == 0, "iter: starts");
+	is_int(mbox_next(&it, &m, &err), 1, "iter: first message");
+	ok(m.data >= in && m.data + m.len <= in + strlen(in),
+	    "iter: a plain message is lent where it lies");
+	is_int(m.len, strlen("S: 1\n\nbody1\n"), "iter: its length");
+	ok(m.len == strlen("S: 1\n\nbody1\n") &&
+	    !memcmp(m.data, "S: 1\n\nbody1\n", m.len), "iter: its bytes");
+	is_int(it.pos, 1, "iter: position 1");
+	is_int(mbox_next(&it, &m, &err), 1, "iter: second message");
+	ok(m.data < in || m.data >= in + strlen(in),
+	    "iter: a CRLF message is rewritten apart");
+	is_str(m.data, "S: 2\n\nFrom x\n", "iter: unescaped, LF ends");
+	is_int(it.pos, 2, "iter: position 2");
+	is_int(mbox_next(&it, &m, &err), 0, "iter: then the end");
+	is_int(it.truncated, 1, "iter: the cut-off third counted");
+	is_int(it.pos, 3, "iter: and its position taken");
+	mbox_iter_release(&it);
+	buf_release(&err);
+}
+
+/*
+ * An mbox of three messages whose second takes `size` bytes of the mbox
+ * (everything between its "From " line and the next one), with the given
+ * Message-ID header line ("" for none).  *len set; free() it.
+ */
+static char *
+big_mbox(size_t size, const char *idline, size_t *len)
+{
+	static const char one[] = "From a\nMessage-ID: <one@example.org>\n"
+	    "Subject: one\n\nbody\n\n";
+	static const char three[] = "From c\nSubject: three\n\nbody\n";
+	char head[256];
+	size_t hl = (size_t)snprintf(head, sizeof(head), "%sSubject: big\n\n",
+	    idline);
+	size_t fill = size - hl - 2;	/* a line of x, its LF, a blank */
+	char *b = malloc(sizeof(one) + 7 + size + sizeof(three)), *p = b;
+
+	p = mempcpy(p, one, sizeof(one) - 1);
+	p = mempcpy(p, "From b\n", 7);
+	p = mempcpy(p, head, hl);
+	memset(p, 'x', fill);
+	p += fill;
+	p = mempcpy(p, "\n\n", 2);
+	p = mempcpy(p, three, sizeof(three) - 1);
+	*len = p - b;
+	return b;
+}
+
+/* No message over MBOX_MAX_MESSAGE: the whole mbox is refused, saying
+   which message and the cap; one at the cap passes. */
+static void
+test_too_big(void)
+{
+	static const char want[] = "message 2 of the mbox (Message-ID "
+	    "<big@example.org>) is larger than 8 MiB, the most one message "
+	    "may be";
+	const char *id = "Message-ID: <big@example.org>\n";
+	struct buf err = BUF_INIT(1024);
+	struct mbox mb;
+	struct mbox_iter it;
+	struct mbox_msg m;
+	size_t len;
+	char *b = big_mbox(MBOX_MAX_MESSAGE, id, &len);
+
+	is_int(mbox_split(b, len, &mb, &err), 0, "a message of 8 MiB passes");
+	is_int(mb.n, 3, "  with the others");
+	is_int(mb.msgs[1].len, MBOX_MAX_MESSAGE - 1, "  whole (less the "
+	    "blank line after it)");
+	mbox_release(&mb);
+	free(b);
+
+	b = big_mbox(MBOX_MAX_MESSAGE + 1, id, &len);
+	buf_reset(&err);
+	is_int(mbox_split(b, len, &mb, &err), -1, "one byte more is refused");
+	is_str(err.data, want, "  naming the message and the cap");
+	is_int(mb.n, 0, "  and nothing of the mbox kept");
+	buf_reset(&err);
+	is_int(mbox_check(b, len, &err), -1, "mbox_check refuses it too");
+	is_str(err.data, want, "  with the same sentence");
+	buf_reset(&err);
+	mbox_iter_init(&it, b, len, &err);
+	is_int(mbox_next(&it, &m, &err), 1, "iter: the message before it");
+	is_int(mbox_next(&it, &m, &err), -1, "iter: then the refusal");
+	is_str(err.data, want, "  the same sentence");
+	mbox_iter_release(&it);
+	free(b);
+
+	b = big_mbox(MBOX_MAX_MESSAGE + 1, "", &len);
+	buf_reset(&err);
+	mbox_split(b, len, &mb, &err);
+	is_str(err.data, "message 2 of the mbox (no Message-ID) is larger than "
+	    "8 MiB, the most one message may be", "a big one without an id");
+	free(b);
+
+	/* one message alone (a .eml upload), 9 MiB */
+	len = 9u << 20;
+	b = malloc(len);
+	memset(b, 'x', len);
+	memcpy(b, "Message-Id:  <eml@x>\n\n", 22);
+	buf_reset(&err);
+	is_int(mbox_check(b, len, &err), -1, "a single 9 MiB message refused");
+	is_str(err.data, "message 1 of the mbox (Message-ID <eml@x>) is larger "
+	    "than 8 MiB, the most one message may be", "  saying so");
+	free(b);
+	buf_release(&err);
+}
+
 int
 main(void)
 {
 	size_t i;
 
 	test_looks_like_mail();
+	test_iter();
+	test_too_big();
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct mbox mb;

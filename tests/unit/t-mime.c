@@ -1,7 +1,11 @@
-/* Unit tests for core/mime.c: headers and bodies, table-driven. */
+/*
+ * Unit tests for core/mime.c: headers and bodies, table-driven; a whole
+ * mbox decoded one message at a time (msg_parse_mbox).
+ */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mbox.h"
 #include "core/mime.h"
 #include "tests/unit/tap.h"
 
@@ -53,6 +57,16 @@ static const struct {
 	  "x@y.z", "x@y.z", "s", "o@p", NULL, "message\n---\ndiff --git a/x b/x\n", 0, 0 },
 	{ "no From, no Message-Id",
 	  "Subject: s\n\nb\n", "", "", "s", NULL, NULL, "b\n", 0, 0 },
+	{ "a byte that is no UTF-8 dropped in the charset conversion",
+	  "Subject: s\nContent-Type: text/plain; charset=utf-8\n\na\xff" "b\n",
+	  "", "", "s", NULL, NULL, "ab\n", 0, 0 },
+	{ "an octet-stream .patch with a NUL and a bad byte: U+FFFD each",
+	  "Subject: s\nMIME-Version: 1.0\nContent-Type: multipart/mixed; "
+	  "boundary=B\n\n--B\nContent-Type: text/plain\n\nhi\n--B\n"
+	  "Content-Type: application/octet-stream; name=x.patch\n"
+	  "Content-Disposition: attachment; filename=x.patch\n"
+	  "Content-Transfer-Encoding: base64\n\nZGlmZgB4/3kK\n--B--\n",
+	  "", "", "s", NULL, NULL, "hi\ndiff\xef\xbf\xbdx\xef\xbf\xbdy\n", 0, 0 },
 };
 
 static void
@@ -74,6 +88,57 @@ test_unflow(void)
 		is_str(s, t[i].out, "unflow %zu", i);
 		free(s);
 	}
+}
+
+static void
+note_skipped(size_t pos, const char *why, void *arg)
+{
+	buf_addf(arg, "%zu: %s\n", pos, why);
+}
+
+/* Each message decoded in mbox order, those that do not decode told by
+   their place; a message over the cap refuses the whole mbox. */
+static void
+test_parse_mbox(void)
+{
+	static const char head[] = "From a\nSubject: one\n\nbody\n\n"
+	    "From b\nMessage-ID: <big@x>\n\n";
+	static const char in[] = "From a\nSubject: one\n\nbody1\n\n"
+	    "From b\n no header\n\nnot mail\n\n"
+	    "From c\r\nSubject: three\r\n\r\nbody3\r\n\r\n"
+	    "From d\nSubject: cut";
+	struct buf err = BUF_INIT(1024), why = BUF_INIT(1024);
+	struct msg_list l;
+	size_t len = (9u << 20) + 64;
+	char *big, *p;
+
+	is_int(msg_parse_mbox(in, strlen(in), &l, note_skipped, &why, &err), 0,
+	    "mbox: decodes");
+	is_int(l.n, 2, "mbox: two messages decoded");
+	is_int(l.nmbox, 3, "mbox: of three complete ones");
+	is_int(l.truncated, 1, "mbox: the cut-off one counted");
+	if (l.n == 2) {
+		is_str(l.v[0]->subject, "one", "mbox: in order (1)");
+		is_str(l.v[1]->subject, "three", "mbox: in order (3)");
+		is_str(l.v[1]->body, "body3\n", "mbox: a CRLF body");
+		is_int(l.v[1]->body_len, 6, "mbox: its length");
+	}
+	is_str(why.data, "2: message has no headers GMime can parse\n",
+	    "mbox: the undecodable one told by its place");
+	msg_list_release(&l);
+
+	p = big = malloc(len);
+	p = mempcpy(p, head, sizeof(head) - 1);
+	memset(p, 'x', big + len - p);
+	buf_reset(&err);
+	is_int(msg_parse_mbox(big, len, &l, NULL, NULL, &err), -1,
+	    "mbox: a 9 MiB message refuses the mbox");
+	is_str(err.data, "message 2 of the mbox (Message-ID <big@x>) is larger "
+	    "than 8 MiB, the most one message may be", "  saying which");
+	ok(l.n == 0 && l.v == NULL, "  and nothing decoded is kept");
+	free(big);
+	buf_release(&err);
+	buf_release(&why);
 }
 
 int
@@ -101,5 +166,6 @@ main(void)
 		buf_release(&err);
 	}
 	test_unflow();
+	test_parse_mbox();
 	return tap_done();
 }
