@@ -60,6 +60,7 @@ enum watch_rc {
 	WATCH_LIMIT,		/* per_day reached: the rest waits */
 	WATCH_SHARE,		/* its author's share reached: it waits */
 	WATCH_RETRY,		/* a lore or store error: next poll */
+	WATCH_PENDING,		/* its thread not complete yet: next poll */
 };
 
 static pthread_t watch_thread;
@@ -264,6 +265,42 @@ out:
 }
 
 /*
+ * A series root whose thread cannot be picked yet: the seconds left of
+ * its WATCH_SETTLE window from the first time it was read (a cover
+ * letter reaches the lore before its patches, seconds or, through a
+ * list's queue, minutes apart), 0 once it is over.  The table is small
+ * and the thread's own; when full, the oldest entry gives way.
+ */
+static long long
+watch_settling(struct watch *w, const char *msgid, time_t now, int *fresh)
+{
+	struct watch_pending *p = NULL, *old = &w->pending[0];
+
+	for (size_t i = 0; i < WATCH_MAX_PENDING; i++) {
+		struct watch_pending *q = &w->pending[i];
+
+		if (q->msgid && !strcmp(q->msgid, msgid)) {
+			p = q;
+			break;
+		}
+		if (!q->msgid || (old->msgid && q->first < old->first))
+			old = q;
+	}
+	*fresh = !p;
+	if (!p) {
+		p = old;
+		free(p->msgid);
+		p->msgid = xstrdup(msgid);
+		p->first = now;
+	}
+	if (now - p->first < WATCH_SETTLE)
+		return (long long)(WATCH_SETTLE - (now - p->first));
+	free(p->msgid);
+	p->msgid = NULL;
+	return 0;
+}
+
+/*
  * Decides one feed entry (enum watch_rc): WATCH_DECIDED with outcome set
  * (the entry is seen), WATCH_LIMIT or WATCH_SHARE when it must wait,
  * WATCH_RETRY on a lore or store error (retried at the next poll).
@@ -305,8 +342,21 @@ watch_entry(struct db *db, struct watch *w, const struct atom_entry *e,
 	free(author);
 	author = NULL;
 	if ((r = watch_pick(w, msgid, &s, err)) < 0) {
+		long long left;
+		int fresh;
+
 		if (r == -1) {
 			rc = WATCH_RETRY;
+			goto out;
+		}
+		/* its patches may not have reached the lore yet */
+		if ((left = watch_settling(w, msgid, time(NULL), &fresh)) > 0) {
+			if (fresh)
+				log_info("watch %s: <%s>: %s; the thread may "
+				    "not be complete yet, looked at again at "
+				    "each poll for %llds", w->name, msgid,
+				    err->data ? err->data : "?", left);
+			rc = WATCH_PENDING;
 			goto out;
 		}
 		buf_addf(outcome, "skipped: the thread cannot be picked (%s)",
@@ -481,7 +531,7 @@ watch_poll(struct db *db, struct watch *w, struct buf *err)
 	struct buf body = BUF_INIT(LORE_MAX_BYTES);
 	struct atom_feed feed = { 0 };
 	struct watch_skips sk = { { 0 }, 0, 0 };
-	int rc = -1, search;
+	int rc = -1, search, retried = 0;
 
 	w->last_new = 0;
 	/* the lore's search where it has one (watch_search.h), else the feed */
@@ -500,14 +550,20 @@ watch_poll(struct db *db, struct watch *w, struct buf *err)
 	sk.nbad += feed.nbad - feed.nskipped;
 	/* oldest first: a v1 is submitted before the v2 that replaces it */
 	for (size_t i = feed.n; i-- > 0;) {
-		if (watch_poll_entry(db, w, &feed.v[i], &sk) == WATCH_LIMIT) {
+		int r = watch_poll_entry(db, w, &feed.v[i], &sk);
+
+		if (r == WATCH_LIMIT) {
 			log_info("watch %s: %lld series today, the limit; the "
 			    "rest waits", w->name, w->per_day);
 			search = 1;
 			break;
 		}
+		/* an entry retried keeps the search's window where it is:
+		   the next poll asks for it again (the seen ones are
+		   skipped) */
+		retried |= r == WATCH_RETRY || r == WATCH_PENDING;
 	}
-	if (search == 0)
+	if (search == 0 && !retried)
 		watch_search_commit(db, w->name);
 	rc = 0;
 out:

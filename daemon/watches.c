@@ -57,6 +57,8 @@ watches_release(void)
 		free(watches[i].last_error);
 		for (size_t j = 0; j < watches[i].nskipped; j++)
 			free(watches[i].skipped[j]);
+		for (size_t j = 0; j < WATCH_MAX_PENDING; j++)
+			free(watches[i].pending[j].msgid);
 	}
 	free(watches);
 	watches = NULL;

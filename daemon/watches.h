@@ -18,6 +18,16 @@
 struct settings;
 
 #define WATCH_MAX_SKIPPED	ATOM_MAX_SKIPPED
+/* Series roots whose threads were not complete when first read (a cover
+   letter reaches the lore before its patches): looked at again, each for
+   WATCH_SETTLE seconds from the first look, before they are skipped. */
+#define WATCH_MAX_PENDING	64
+#define WATCH_SETTLE		3600
+
+struct watch_pending {
+	char		*msgid;
+	time_t		 first;
+};
 
 struct watch {
 	const char	*name;		/* borrowed from app.settings */
@@ -32,6 +42,8 @@ struct watch {
 	long long	 last_new;	/* series submitted by the last poll */
 	char		*skipped[WATCH_MAX_SKIPPED];	/* the last poll's */
 	size_t		 nskipped, nbad;
+	/* the watch thread's own (no lock) */
+	struct watch_pending pending[WATCH_MAX_PENDING];
 };
 
 /* Fills the table from set's [watch] sections (names, lists and paths

@@ -153,6 +153,31 @@ ok "the same author's next waits for the rate bucket" grep -q \
 is "$(curl -fs "$KD_URL/api/v1/series" | jq '[.series[] | select(.msgid == "other-2@example.org")] | length')" \
     0 "and is not submitted"
 
+# ---- a cover letter that reaches the lore before its patches -------------
+# (a list delivers a series' mails seconds or minutes apart): the watch
+# looks at the thread again at later polls instead of skipping it
+ok "stop" kd_stop
+kd_config "[lore]\nallow = $PI_URL\n[watch \"late\"]\nlore = $PI_URL\nlist = linux-mm\npath = mm/vmscan.c\npoll = 1\nper_day = 50\npriority = 5"
+ok "restart with a watch on mm/vmscan.c" kd_start
+late_count() { curl -fs "$KD_URL/api/v1/series" | jq '[.series[] | select(.msgid == "late-0@example.org")] | length'; }
+FROM="Late Comer <late@example.org>" msg "$T/late0.mbox" late-0@example.org \
+    "[PATCH 0/1] mm/vmscan: the late one" "" ""
+pi_import linux-mm "$T/late0.mbox"
+ok "the lone cover letter is read and retried" sh -c "
+	for i in \$(seq 60); do
+		grep -q '<late-0@example.org>: .*may not be complete yet' '$T/kperfcid.log' && exit 0
+		sleep 0.5
+	done
+	exit 1"
+sleep 3	# three more polls
+is "$(late_count)" 0 "not submitted without its patches"
+FROM="Late Comer <late@example.org>" msg "$T/late1.mbox" late-1@example.org \
+    "[PATCH 1/1] mm/vmscan: the late one" late-0@example.org mm/vmscan.c
+pi_import linux-mm "$T/late1.mbox"
+ok "once its patch arrives the series is submitted" wait_field \
+    "$KD_URL/api/v1/series" '[.series[] | select(.msgid == "late-0@example.org")] | length' 30 1
+ok "and never listed as skipped" sh -c "! curl -fs '$KD_URL/api/v1/watches' | grep -q 'late-0@example.org'"
+
 # ---- a feed that is down --------------------------------------------------
 n_before=$(series_count)
 pi_stop
