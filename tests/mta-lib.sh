@@ -8,14 +8,20 @@
 #   mta_start           starts exim on a free port; sets MTA_PORT
 #                       (MTA_LISTS, "linux-mm" by default, a
 #                       colon-separated list: the local parts delivered
-#                       into the lore, each an inbox of pi_start)
+#                       into the lore, each an inbox of pi_start;
+#                       MTA_DOMAINS, "example.org" by default, the
+#                       domains it takes mail for, "*" for every one:
+#                       tools/demo-lore's, so that a reply to any author
+#                       lands in the box and nothing is refused)
 #   mta_send FILE       one message to its To/Cc over SMTP (curl)
 #   mta_refuse on|off   temporarily refuse every message after DATA (451)
 #   mta_stop            (also run at exit)
 #
 # The deliveries run as Debian-exim (exim drops root for a -C config),
 # so the lore's files are handed to that user: write to the inbox through
-# the MTA (or as that user) from then on.
+# the MTA (or as that user) from then on.  That user must be able to
+# reach $T: mta_start fails, saying so, under a directory it cannot
+# search (a checkout in /root).
 #
 # Search: with an extindex configured (pi-lib.sh's "all"), public-inbox
 # 1.9 answers every inbox's search from the extindex, not from the
@@ -47,7 +53,7 @@ log_file_path = $T/mta/log/%slog
 pid_file_path = $T/mta/exim.pid
 daemon_smtp_ports = $MTA_PORT
 local_interfaces = 127.0.0.1
-domainlist local_domains = example.org
+domainlist local_domains = ${MTA_DOMAINS:-example.org}
 acl_smtp_rcpt = acl_rcpt
 acl_smtp_data = acl_data
 message_size_limit = 10M
@@ -89,6 +95,11 @@ CONF
 	chmod 755 "$T"
 	chown -R Debian-exim "$T/pi" "$T/mta/spool" "$T/mta/log" "$T/mta/box" ||
 	    return 1
+	if ! runuser -u Debian-exim -- test -x "$T/mta/deliver"; then
+		echo "# mta: Debian-exim cannot reach $T (a directory above" \
+		    "it is not searchable by others)" >&2
+		return 1
+	fi
 	exim4 -C "$T/mta/exim.conf" -bdf -q1s -odi 2>>"$T/mta/stderr" &
 	MTA_PID=$!
 	at_exit mta_stop

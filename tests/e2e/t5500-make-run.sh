@@ -9,7 +9,9 @@
 # one takes minutes and is imported by the kernel tests): the code path is
 # the same, and it is where a fresh clone failed before (no var/trees).
 # Ports are free ones (KPERFCI_PORT, KPERFCI_LORE_PORT), so the test does
-# not collide with a `make run` of the developer's own.
+# not collide with a `make run` of the developer's own.  Then, as root,
+# the same clone once more in the mail mode (KPERFCI_MAIL=mta, no agent):
+# a series and a command posted through the MTA, the answer in the thread.
 . "$(dirname "$0")/../lib.sh"
 
 C="$T/clone"
@@ -81,4 +83,67 @@ ok "the local qemu agent registers" wait_field \
 stop_run
 ok "Ctrl-C stops everything (no process of the group left)" \
     sh -c "! kill -0 -$RUN 2>/dev/null"
+
+# ---- KPERFCI_MAIL=mta: the mail loop, no boots ---------------------------
+# The same clone (built, its tree imported) started again by tools/run in
+# the mail mode: the mail tests' MTA (tests/mta-lib.sh) into its lore, a
+# watch on linux-mm, no agent.  A series posted through the MTA is found
+# by the watch; a "#kperfci cancel" posted the same way is answered in
+# its thread (the small tree builds nothing, so the answer may say the
+# series failed already: either way the command was read and answered).
+# Exim delivers as Debian-exim: root only, and $T searchable.
+if [ "$(id -u)" != 0 ] || ! command -v exim4 >/dev/null; then
+	echo "# KPERFCI_MAIL=mta not tried: it runs Exim (exim4), as root"
+else
+	chmod 755 "$T"
+	PORT=$(free_port)
+	LORE_PORT=$(free_port)
+	MTA_PORT=$(free_port)
+	U=http://127.0.0.1:$PORT
+	(cd "$C" && KPERFCI_MAIL=mta KPERFCI_AGENT=0 KPERFCI_PORT=$PORT \
+	    KPERFCI_LORE_PORT=$LORE_PORT KPERFCI_MTA_PORT=$MTA_PORT exec setsid \
+	    sh -c 'echo $$ >"$1"; exec tools/run' sh "$T/mail.pgid") \
+	    >"$T/mail.log" 2>&1 &
+	i=0
+	until [ -s "$T/mail.pgid" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	RUN=$(cat "$T/mail.pgid")
+	i=0
+	until grep -q 'kperfci: running on' "$T/mail.log" || [ $i -ge 1200 ] ||
+	    ! kill -0 "$RUN" 2>/dev/null; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	like "kperfci: running on $U/" "$T/mail.log" "KPERFCI_MAIL=mta starts"
+	like 'tools/post-series --example' "$T/mail.log" \
+	    "its banner says how to post a series"
+	like '^send = smtp$' "$C/var/run.conf" "it sends through the MTA"
+	like '^\[watch "linux-mm"\]$' "$C/var/run.conf" "and watches linux-mm"
+	ok "tools/post-series --example posts a series through the MTA" \
+	    sh -c 'cd "$1" && tools/post-series --example >"$2"' sh "$C" \
+	    "$T/post.log"
+	MSGID=$(sed -n 's|^  on the list:  .*/linux-mm/\(.*\)/$|\1|p' "$T/post.log")
+	ok "the watch submits it" wait_field "$U/api/v1/series" \
+	    "[.series[] | select(.msgid == \"$MSGID\" and
+	    .origin == \"watch linux-mm\")] | length" 90 1
+	ok "a #kperfci cancel is posted in its thread" \
+	    sh -c 'cd "$1" && tools/post-series --reply "$2" "#kperfci cancel"' \
+	    sh "$C" "$MSGID"
+	answered() {
+		i=0
+		while [ $i -lt 120 ]; do
+			curl -s "http://127.0.0.1:$LORE_PORT/linux-mm/$MSGID/t.mbox.gz" |
+			    gzip -dc >"$T/t.mbox" 2>/dev/null
+			grep -q '^Message-I[Dd]: <kperfci\.answer' "$T/t.mbox" && return 0
+			sleep 0.5
+			i=$((i + 1))
+		done
+		return 1
+	}
+	ok "kperfci answers it in the thread on the lore" answered
+	like '^(Cancelled series|Not cancelled: series) [0-9]' "$T/t.mbox" \
+	    "the answer is the cancel's"
+	stop_run
+	ok "Ctrl-C stops the MTA too (no process of the group left)" \
+	    sh -c "! kill -0 -$RUN 2>/dev/null"
+fi
 test_done
