@@ -4045,59 +4045,42 @@ claims_mmtests_name(struct claims_ctx *x, const char *p, size_t len)
 
 /* ---- group tables: "| 5258 / 5235 / -0.3% |" --------------------------- */
 
-/* Splits line at '|' into trimmed cells; the number of cells. */
+/* Splits s at sep into pieces trimmed of blanks (and, with parens, of
+   '(' and ')' at their ends), at most max into out; the number of pieces,
+   max + 1 when there are more. */
 static size_t
-claims_cells(const char *line, size_t len, struct claims_span *cell,
-    size_t max)
+claims_split_at(const char *s, size_t len, int sep, int parens,
+    struct claims_span *out, size_t max)
 {
 	size_t n = 0;
-	const char *p = line, *e = line + len;
-
-	while (p <= e && n < max) {
-		const char *bar = memchr(p, '|', (size_t)(e - p));
-		const char *ce = bar ? bar : e, *cs = p;
-
-		while (cs < ce && isspace((unsigned char)*cs))
-			cs++;
-		while (ce > cs && isspace((unsigned char)ce[-1]))
-			ce--;
-		cell[n].s = cs;
-		cell[n].len = (size_t)(ce - cs);
-		n++;
-		if (!bar)
-			break;
-		p = bar + 1;
-	}
-	return n;
-}
-
-/* Splits a cell at '/' into trimmed parts (at most 3 kept). */
-static size_t
-claims_parts(struct claims_span c, struct claims_span part[3])
-{
-	size_t n = 0;
-	const char *p = c.s, *e = c.s + c.len;
+	const char *p = s, *e = s + len;
 
 	while (p <= e) {
-		const char *sl = memchr(p, '/', (size_t)(e - p));
-		const char *pe = sl ? sl : e, *ps = p;
+		const char *at = memchr(p, sep, (size_t)(e - p));
+		const char *pe = at ? at : e, *ps = p;
 
-		while (ps < pe && (isspace((unsigned char)*ps) || *ps == '('))
+		while (ps < pe && (isspace((unsigned char)*ps) ||
+		    (parens && *ps == '(')))
 			ps++;
 		while (pe > ps && (isspace((unsigned char)pe[-1]) ||
-		    pe[-1] == ')'))
+		    (parens && pe[-1] == ')')))
 			pe--;
-		if (n == 3)
-			return 4;
-		part[n].s = ps;
-		part[n].len = (size_t)(pe - ps);
+		if (n == max)
+			return max + 1;
+		out[n].s = ps;
+		out[n].len = (size_t)(pe - ps);
 		n++;
-		if (!sl)
+		if (!at)
 			break;
-		p = sl + 1;
+		p = at + 1;
 	}
 	return n;
 }
+
+/* A row's '|' cells; a cell's '/' parts ("(Before / After / Delta)"). */
+#define claims_cells(line, len, cell, max) \
+	claims_split_at(line, len, '|', 0, cell, max)
+#define claims_parts(c, part) claims_split_at((c).s, (c).len, '/', 1, part, 3)
 
 /* A header cell's metric: "System Time (seconds)", "Total Time". */
 static enum claim_metric
