@@ -6,7 +6,8 @@
 # 2 sockets, 2 nodes) sharing the boots:
 #
 #   list-lru-delay     mm/list_lru.c     -> list-lru:    file-read and
-#                                          swap-memhog wall time regress
+#                                          swap-memhog regress (wall or
+#                                          sys time)
 #   split-queue-delay  mm/huge_memory.c  -> large-folio: page_fault1 with
 #                                          PMD THP regresses, its split
 #                                          queue lock waits in the lock
@@ -142,11 +143,14 @@ for c in $CALS; do
 	is "$(cat "$T/$c.rc")" 0 "$c: submit --wait finished"
 	id=$(head -1 "$T/$c.wait")
 	curl -fs "$KD_URL/api/v1/series/$id/comparison" >"$T/$c.json"
+	# on stderr: prove shows it, so a CI log says what each row was
+	{
 	echo "# $c: $(jq -r .verdict "$T/$c.json"); suites $(jq -c '[.changes.suites[]? | .suite]' "$T/$c.json")"
 	jq -r '.rows[] | "#   \(.verdict)\t\(if .pct_change == null then "-" else (.pct_change * 10 | round / 10) end)%\t\(.workload) \(.params) \(.metric)"' \
 	    "$T/$c.json" | head -40
 	jq -r '.lock_contention[]? | "#   lock \(.run) \(.lock): share \(.wait_share.pct_change // "-")"' \
 	    "$T/$c.json" | head -12
+	} >&2
 done
 
 # rows RUN-REGEX METRIC-REGEX: the verdicts of the matching rows
@@ -158,6 +162,14 @@ verdicts() {
 suite_of() {
 	jq -r '[.changes.suites[] | .suite + ":" + (.why | join(","))] |
 	    join(";")' "$1"
+}
+# regresses FILE RUN-REGEX: wall or sys time of the run is a regression,
+# and neither is an improvement
+regresses() {
+	v=$(verdicts "$1" "$2" '^(wall|sys)_sec$')
+	case ",$v," in *,regression,*) ;; *) return 1 ;; esac
+	case ",$v," in *,improvement,*) return 1 ;; esac
+	return 0
 }
 # A pure delay makes nothing faster: no improvement among the primary
 # metrics of runs that ran the changed code.
@@ -220,10 +232,13 @@ if has list-lru-delay; then
 	J="$T/list-lru-delay.json"
 	is "$(suite_of "$J")" "list-lru:mm/list_lru.c" "list-lru-delay: mm/list_lru.c -> list-lru"
 	is "$(jq -r .exercised "$J")" exercised "list-lru-delay: list_lru_add/del ran"
-	is "$(verdicts "$J" '^file-read' '^wall_sec$')" regression \
-	    "list-lru-delay: file-read wall time regresses"
-	is "$(verdicts "$J" '^swap-memhog' '^wall_sec$')" regression \
-	    "list-lru-delay: swap-memhog wall time regresses"
+	# the delay is spent spinning: sys time (file-read's primary metric)
+	# and wall time grow; at 6 boots one of the two is sometimes still
+	# undecided, so: a regression in one, an improvement in neither
+	ok "list-lru-delay: file-read regresses in wall or sys time" \
+	    regresses "$J" '^file-read'
+	ok "list-lru-delay: swap-memhog regresses in wall or sys time" \
+	    regresses "$J" '^swap-memhog'
 	ok "list-lru-delay: no primary row improves" no_improvement "$J"
 	show_lock list-lru-delay list_lru_node.lock
 	ok "list-lru-delay: the list_lru lock waits in the contention table, by name" \
