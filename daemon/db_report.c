@@ -1,5 +1,5 @@
 /*
- * db_report: the SQL of daemon/report.c's stored results
+ * db_report: the SQL of the comparison's stored results (daemon/report_cache.c)
  * (schema/0004-comparisons.sql result, 0007 profiles): what a finished
  * comparison's statistics and lock-profile diff are, once computed, and
  * the key a live comparison's cached result is valid for.

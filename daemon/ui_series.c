@@ -33,14 +33,14 @@
 /*
  * A live series page reloads itself this often: builds take minutes and a
  * boot tens of seconds, and each reload reads the store (the comparison's
- * statistics only when an upload changed them: report.c).
+ * statistics only when an upload changed them: report_cache.c).
  */
 #define UI_REFRESH_SECONDS	20
 
 /* ---- the comparison --------------------------------------------------- */
 
 /* 1 when the result shown is not the newest (another request is
-   computing it: report.c), so that the page is not cached. */
+   computing it: report_cache.c), so that the page is not cached. */
 static int
 ui_series_result(struct db *db, long long series_id, struct buf *out)
 {
