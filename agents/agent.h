@@ -349,6 +349,13 @@ char	*guest_cmdline(const json_t *job);
 void	guest_upload(const struct guest_run *, const json_t *job,
 	    const char *how, const struct agent_results *ar,
 	    const struct buf *con, json_t *upload);
+/*
+ * Why a run that returns -1 (the agent's or the lab's failure) gives its
+ * job back, into upload's reason: err when it says something, else how
+ * the runner ended, else that it could not start.
+ */
+void	guest_give_back_reason(const struct guest_run *, const struct buf *err,
+	    json_t *upload);
 /* A proto_topology object: sockets, one node per socket. */
 json_t	*guest_topology(int sockets, int cores_per_socket, int mem_per_node_mb,
 	    const char *model);

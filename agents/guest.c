@@ -125,6 +125,22 @@ guest_start(struct guest_run *g)
 }
 
 void
+guest_give_back_reason(const struct guest_run *g, const struct buf *err,
+    json_t *upload)
+{
+	char *why;
+
+	if (err->len)
+		why = xasprintf("%s", err->data);
+	else if (g->ended[0])
+		why = xasprintf("%s", g->ended);
+	else
+		why = xasprintf("%s could not be started", g->runner);
+	json_object_set_new(upload, PROTO_REASON, json_string(why));
+	free(why);
+}
+
+void
 guest_join(struct guest_run *g)
 {
 	pthread_join(g->th, NULL);

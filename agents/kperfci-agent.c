@@ -162,6 +162,45 @@ heartbeat(void *arg, const char *progress)
 	return (st == 404 || st == 409 || st == 410) ? -1 : 0;
 }
 
+/* Gives the job back unrun (the agent's or the lab's failure, said in
+   why): the daemon offers it again now instead of when the lease would
+   have run out.  Best effort: if the daemon does not hear it, the lease
+   still expires. */
+static void
+give_back(struct agent *a, const char *why)
+{
+	struct buf err = BUF_INIT(1024);
+	json_t *req = json_object(), *resp = NULL;
+	char *path, text[512];
+	long st;
+	size_t i;
+
+	/* printable ASCII, as the daemon takes it */
+	snprintf(text, sizeof(text), "%s", why && *why ? why :
+	    "the agent could not run it");
+	for (i = 0; text[i]; i++)
+		if ((unsigned char)text[i] < 0x20 ||
+		    (unsigned char)text[i] > 0x7e)
+			text[i] = '?';
+	path = xasprintf(PROTO_PATH_JOBS "%lld" PROTO_SUFFIX_RELEASE,
+	    agent_job_id(&a->job));
+	json_object_set_new(req, PROTO_AGENT, json_string(a->conf.name));
+	json_object_set_new(req, PROTO_ATTEMPT,
+	    json_integer(agent_job_attempt(&a->job)));
+	json_object_set_new(req, PROTO_REASON, json_string(text));
+	st = client_post(&a->client, path, req, &resp, &err);
+	if (st == 200)
+		log_info("job %lld.%d given back: %s", agent_job_id(&a->job),
+		    agent_job_attempt(&a->job), text);
+	else
+		log_warnx("giving job %lld back: %s", agent_job_id(&a->job),
+		    err.len ? err.data : "no answer");
+	json_decref(req);
+	json_decref(resp);
+	free(path);
+	buf_release(&err);
+}
+
 static enum agent_event
 do_lease(struct agent *a, enum agent_event last)
 {
@@ -467,11 +506,14 @@ do_boot(struct agent *a)
 	} else {
 		/* Lease lost, stopping, the agent itself could not start
 		   qemu, or LAVA's infrastructure failed: not the kernel's
-		   fault, so no result; the lease expires and the daemon
-		   offers the job again. */
+		   fault, so no result.  The job goes back to the daemon
+		   (on a stop, its lease expires), which offers it again. */
 		ev = AGENT_EV_LEASE_LOST;
-		if (rc == -1 && !agent_stopping)
+		if (rc == -1 && !agent_stopping) {
+			give_back(a, json_string_value(json_object_get(
+			    a->job.upload, PROTO_REASON)));
 			nap(a->conf.poll_seconds);
+		}
 	}
 	return ev;
 }

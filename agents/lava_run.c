@@ -222,6 +222,8 @@ lava_run_job(const struct agent_conf *c, const json_t *job,
 out:
 	if (g->lost)
 		rc = 1;
+	else if (rc == -1)
+		guest_give_back_reason(g, &err, upload);
 	strvec_clear(&a);
 	buf_release(&err);
 	free(g);

@@ -6,6 +6,9 @@
  *   POST /api/v1/agents/lease         agent token; 200 {"job":..} | 204
  *   POST /api/v1/jobs/{id}/heartbeat  agent token; 200 | 409 lease gone
  *   POST /api/v1/jobs/{id}/results    agent token; 200 | 409 duplicate
+ *   POST /api/v1/jobs/{id}/release    agent token; 200 | 409 lease gone:
+ *                                     the job given back unrun, offered
+ *                                     again at once
  *   GET  /api/v1/kernels/{id}/bzImage any agent's token
  *   GET  /api/v1/agents               the pool
  *   POST /api/v1/kernels              admin; a bzImage body
@@ -196,6 +199,44 @@ api_heartbeat(struct http_req *req, struct http_resp *resp)
 	else
 		http_reply_json(resp, 200, json_pack("{s:i}",
 		    PROTO_LEASE_SECONDS, lease_seconds()));
+out:
+	json_decref(o);
+	return 0;
+}
+
+/* An agent that could not run its job (its own failure or its lab's, not
+   the kernel's) gives it back: the next lease gets it now rather than when
+   this one would have expired. */
+static int
+api_release(struct http_req *req, struct http_resp *resp)
+{
+	json_t *o;
+	long long id, attempt;
+	int rc;
+
+	if (http_param_id(req, resp, "id", &id) < 0)
+		return 0;
+	if ((o = agent_body(req, resp, proto_check_release)) == NULL)
+		return 0;
+	if (agent_authorize(req, body_agent(o), resp) == -1)
+		goto out;
+	attempt = json_integer_value(json_object_get(o, PROTO_ATTEMPT));
+	db_agent_touch(req->db, body_agent(o), now());
+	rc = db_job_release(req->db, id, (int)attempt, body_agent(o),
+	    json_string_value(json_object_get(o, PROTO_REASON)), now());
+	if (rc == -1)
+		http_reply_error(resp, 500, "release failed");
+	else if (rc == 1)
+		http_reply_error(resp, 409, "attempt: agent \"%s\" does not "
+		    "hold the lease of job %lld attempt %lld", body_agent(o),
+		    id, attempt);
+	else {
+		log_info("job %lld attempt %lld given back by %s: %s", id,
+		    attempt, body_agent(o), json_string_value(
+		    json_object_get(o, PROTO_REASON)));
+		http_reply_json(resp, 200, json_pack("{s:I}", PROTO_ID,
+		    (json_int_t)id));
+	}
 out:
 	json_decref(o);
 	return 0;
@@ -499,6 +540,7 @@ const struct route api_agent_routes[] = {
 	    0 },
 	{ "POST", "/api/v1/jobs/{id}/results", api_results, ROUTE_AGENT,
 	    PROTO_MAX_BODY },
+	{ "POST", "/api/v1/jobs/{id}/release", api_release, ROUTE_AGENT, 0 },
 	{ "GET", "/api/v1/kernels/{id}/bzImage", api_kernel_get, 0, 0 },
 	{ "POST", "/api/v1/kernels", api_kernel_post,
 	    ROUTE_ADMIN | ROUTE_BINARY | ROUTE_BODY_FD, KERNEL_UPLOAD_MAX },

@@ -251,61 +251,71 @@ db_job_insert(struct db *db, const struct db_job_new *j, long long now,
 }
 
 /*
- * Ends the current attempt of leased jobs matching `where` as expired and
- * re-queues them (or fails them past max_attempts).  Inside a transaction.
+ * Ends the current attempt of leased jobs matching `where` and re-queues
+ * them (or fails them past max_attempts).  Inside a transaction.  why is
+ * NULL for a lease that expired, else the agent's words for a job it gave
+ * back (the attempt is `released`).  ?1 is now, ?2 the agent, ?3 why; a
+ * release's where names ?4 (the job) and ?5 (the attempt).
  */
+static int
+end_lease_where(struct db *db, const char *where, long long now,
+    const char *agent, const char *why, long long id, int attempt, int *n)
+{
+	/* each statement is its text, then where, then ")" or "" */
+	static const char *const sql_pre[][2] = {
+		{ "UPDATE job_attempts SET ended=?1, status=CASE WHEN ?3 IS "
+		  "NULL THEN 'expired' ELSE 'released' END, reason=COALESCE(?3, "
+		  "'lease expired') WHERE ended IS NULL AND (job_id, attempt) "
+		  "IN (SELECT id, attempts FROM jobs WHERE state='leased' AND ",
+		  ")" },
+		{ "UPDATE agents SET state='idle', job_id=NULL WHERE job_id IN "
+		  "(SELECT id FROM jobs WHERE state='leased' AND ", ")" },
+		{ "UPDATE jobs SET "
+		  "state = CASE WHEN attempts >= max_attempts THEN 'failed' "
+		  "ELSE 'queued' END, "
+		  "reason = CASE WHEN ?3 IS NULL THEN CASE WHEN attempts >= "
+		  "max_attempts THEN 'lease expired ' || attempts || ' times: "
+		  "no agent finished it' ELSE 'lease of attempt ' || attempts "
+		  "|| ' expired; re-queued' END ELSE CASE WHEN attempts >= "
+		  "max_attempts THEN 'given back ' || attempts || ' times, "
+		  "last: ' || ?3 ELSE 'attempt ' || attempts || ' given back "
+		  "(' || ?3 || '); re-queued' END END, "
+		  "agent=NULL, lease_expires=NULL, progress=NULL, updated=?1 "
+		  "WHERE state='leased' AND ", "" },
+	};
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(sql_pre) / sizeof(sql_pre[0]); i++) {
+		char *sql = xasprintf("%s%s%s", sql_pre[i][0], where,
+		    sql_pre[i][1]);
+
+		st = db_prep(db, sql);
+		free(sql);
+		if (st == NULL)
+			return -1;
+		sqlite3_bind_int64(st, 1, now);
+		if (agent)
+			db_bind_text(st, 2, agent);
+		if (why)
+			db_bind_text(st, 3, why);
+		if (sqlite3_bind_parameter_count(st) >= 5) {
+			sqlite3_bind_int64(st, 4, id);
+			sqlite3_bind_int(st, 5, attempt);
+		}
+		if ((rc = db_step_done(db, st, NULL)) == -1)
+			return -1;
+	}
+	if (n)
+		*n = sqlite3_changes(db_handle(db));
+	return rc;
+}
+
 static int
 expire_where(struct db *db, const char *where, long long now,
     const char *agent, int *n)
 {
-	sqlite3_stmt *st;
-	char *sql;
-	int rc;
-
-	sql = xasprintf("UPDATE job_attempts SET ended=?1, status='expired', "
-	    "reason='lease expired' WHERE ended IS NULL AND "
-	    "(job_id, attempt) IN (SELECT id, attempts FROM jobs WHERE "
-	    "state='leased' AND %s)", where);
-	st = db_prep(db, sql);
-	free(sql);
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_int64(st, 1, now);
-	if (agent)
-		db_bind_text(st, 2, agent);
-	if (db_step_done(db, st, NULL) == -1)
-		return -1;
-	sql = xasprintf("UPDATE agents SET state='idle', job_id=NULL WHERE "
-	    "job_id IN (SELECT id FROM jobs WHERE state='leased' AND %s)",
-	    where);
-	st = db_prep(db, sql);
-	free(sql);
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_int64(st, 1, now);
-	if (agent)
-		db_bind_text(st, 2, agent);
-	if (db_step_done(db, st, NULL) == -1)
-		return -1;
-	sql = xasprintf("UPDATE jobs SET "
-	    "state = CASE WHEN attempts >= max_attempts THEN 'failed' "
-	    "ELSE 'queued' END, "
-	    "reason = CASE WHEN attempts >= max_attempts THEN "
-	    "'lease expired ' || attempts || ' times: no agent finished it' "
-	    "ELSE 'lease of attempt ' || attempts || ' expired; re-queued' END, "
-	    "agent=NULL, lease_expires=NULL, progress=NULL, updated=?1 "
-	    "WHERE state='leased' AND %s", where);
-	st = db_prep(db, sql);
-	free(sql);
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_int64(st, 1, now);
-	if (agent)
-		db_bind_text(st, 2, agent);
-	rc = db_step_done(db, st, NULL);
-	if (n)
-		*n = sqlite3_changes(db_handle(db));
-	return rc;
+	return end_lease_where(db, where, now, agent, NULL, 0, 0, n);
 }
 
 /* A job whose holder has power control is settled by daemon/power.c
@@ -325,6 +335,29 @@ db_job_expire(struct db *db, long long now, int *n)
 		return -1;
 	}
 	return db_commit(db);
+}
+
+int
+db_job_release(struct db *db, long long id, int attempt, const char *agent,
+    const char *reason, long long now)
+{
+	char *why = xasprintf("by %s: %s", agent, reason);
+	int n = 0;
+
+	if (db_begin(db) == -1) {
+		free(why);
+		return -1;
+	}
+	if (end_lease_where(db, "id = ?4 AND attempts = ?5 AND agent = ?2",
+	    now, agent, why, id, attempt, &n) == -1) {
+		free(why);
+		db_rollback(db);
+		return -1;
+	}
+	free(why);
+	if (db_commit(db) == -1)
+		return -1;
+	return n ? 0 : 1;
 }
 
 int
@@ -573,7 +606,8 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	int held = strcmp(state, "leased") == 0 && cur == attempt && holder &&
 	    strcmp(holder, agent) == 0;
 	sqlite3_finalize(st);
-	if ((st = db_prep(db, "SELECT ended IS NOT NULL AND status != 'expired' "
+	if ((st = db_prep(db, "SELECT ended IS NOT NULL AND status NOT IN ('expired', "
+	    "'released') "
 	    "FROM job_attempts WHERE job_id=? AND attempt=?")) == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);

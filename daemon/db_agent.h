@@ -59,6 +59,14 @@ int	db_job_insert(struct db *, const struct db_job_new *, long long now,
  */
 int	db_job_expire(struct db *, long long now, int *n);
 /*
+ * The agent gives its attempt back unrun (reason: its own words, "lava-run:
+ * Infrastructure error: ..."): the attempt ends "released" and the job is
+ * queued again now (past max_attempts it fails, as an expired one does).
+ * 0, 1 when agent does not hold attempt's lease, -1.
+ */
+int	db_job_release(struct db *, long long id, int attempt,
+	    const char *agent, const char *reason, long long now);
+/*
  * Leases the best queued job for agent (highest priority, then oldest,
  * matching its class).  Jobs the same agent still held are re-queued
  * first: an agent that asks for work has given them up.  0 with *job a

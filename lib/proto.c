@@ -65,6 +65,13 @@ const struct proto_field proto_heartbeat_req[] = {
 	{ NULL }
 };
 
+const struct proto_field proto_release_req[] = {
+	{ PROTO_AGENT,		PROTO_T_STR,	1, PROTO_MAX_NAME },
+	{ PROTO_ATTEMPT,	PROTO_T_INT,	1, 1 << 20 },
+	{ PROTO_REASON,		PROTO_T_STR,	1, 512 },
+	{ NULL }
+};
+
 const struct proto_field proto_upload_req[] = {
 	{ PROTO_AGENT,		PROTO_T_STR,	1, PROTO_MAX_NAME },
 	{ PROTO_ATTEMPT,	PROTO_T_INT,	1, 1 << 20 },
@@ -414,6 +421,24 @@ proto_printable(const char *s)
 		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			return 0;
 	return 1;
+}
+
+int
+proto_check_release(const json_t *o, struct buf *err)
+{
+	if (proto_check(o, proto_release_req, NULL, err) == -1)
+		return -1;
+	if (json_integer_value(json_object_get(o, PROTO_ATTEMPT)) < 1) {
+		buf_addstr(err, "attempt: must be at least 1");
+		return -1;
+	}
+	/* the reason goes into the job's page and the daemon's log */
+	if (!proto_printable(json_string_value(json_object_get(o,
+	    PROTO_REASON)))) {
+		buf_addstr(err, "reason: only printable ASCII");
+		return -1;
+	}
+	return check_name(o, PROTO_AGENT, err);
 }
 
 /* A name in a lock profile: a string of 1..PROTO_MAX_PROFILE_NAME

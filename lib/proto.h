@@ -10,6 +10,10 @@
  *   POST PROTO_PATH_LEASE      proto_lease_req     -> 200 proto_job | 204
  *   POST /api/v1/jobs/ID/heartbeat  proto_heartbeat_req -> 200 | 409 (lease lost)
  *   POST /api/v1/jobs/ID/results    proto_upload_req    -> 200 | 409 (duplicate)
+ *   POST /api/v1/jobs/ID/release    proto_release_req   -> 200 | 409 (lease lost)
+ *        the agent gives the job back unrun (its own or the lab's failure,
+ *        not the kernel's): the daemon offers it again now, not when the
+ *        lease would have expired
  *   GET  /api/v1/kernels/ID/bzImage  the kernel bytes (sha256 in the job)
  *
  * Errors are {"error": "<field>: <what is wrong>"} with a 4xx status.
@@ -42,6 +46,7 @@
 #define PROTO_PATH_JOBS		"/api/v1/jobs/"		/* + ID + suffix */
 #define PROTO_SUFFIX_HEARTBEAT	"/heartbeat"
 #define PROTO_SUFFIX_RESULTS	"/results"
+#define PROTO_SUFFIX_RELEASE	"/release"
 #define PROTO_PATH_KERNELS	"/api/v1/kernels/"	/* + ID + "/bzImage" */
 
 /* Field names. */
@@ -141,6 +146,7 @@ extern const struct proto_field proto_job[];
 extern const struct proto_field proto_kernel[];
 extern const struct proto_field proto_heartbeat_req[];
 extern const struct proto_field proto_upload_req[];
+extern const struct proto_field proto_release_req[];
 extern const struct proto_field proto_sample[];
 extern const struct proto_field proto_probe_hit[];
 extern const struct proto_field proto_environment[];
@@ -160,6 +166,7 @@ int	proto_check_register(const json_t *, struct buf *err);
 int	proto_check_job(const json_t *, struct buf *err);
 int	proto_check_heartbeat(const json_t *, struct buf *err);
 int	proto_check_upload(const json_t *, struct buf *err);
+int	proto_check_release(const json_t *, struct buf *err);
 /* A sample line or a lock-profile line ("type":"lock-profile"). */
 int	proto_check_sample(const json_t *, const char *where, struct buf *err);
 

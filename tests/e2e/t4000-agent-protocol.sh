@@ -3,7 +3,8 @@
 # curl as a raw client: tokens, registration and hardware class, kernel
 # upload and download, job enqueue, leases, heartbeats, uploads with wrong
 # types, for unknown jobs, oversize (40 MB and 1 GB) and twice, lease expiry
-# and re-queue to another agent, the console log, the pages.
+# and re-queue to another agent, a job given back by its agent (offered
+# again at once, not when the lease runs out), the console log, the pages.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
@@ -155,6 +156,39 @@ is "$(api_post /api/v1/jobs/$J2/results "$(printf "%s" "$GOOD" | sed 's/"attempt
     409 "a1's late upload for attempt 1: 409"
 is "$(api_post /api/v1/jobs/$J2/results "$(printf "%s" "$GOOD" | sed 's/"agent":"a1","attempt":1/"agent":"a2","attempt":2/')" a2)" \
     200 "a2's upload for attempt 2: 200"
+
+# ---- a job given back -------------------------------------------------------
+# The lease here is 2 s: a heartbeat renews it before each step that needs
+# it held, and the attempt's status tells a release from an expiry.
+is "$(api_post /api/v1/jobs "{\"kernel\": $KID}")" 201 "job 3"
+J3=$(jq -r .id "$T/r.json")
+is "$(api_post /api/v1/agents/lease '{"agent":"a1"}' a1)" 200 "a1 leases job 3"
+is "$(jq -r .job.id "$T/r.json")" "$J3" "it is job 3"
+api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1 >/dev/null
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a2","attempt":1,"reason":"x"}' a2)" \
+    409 "a2 gives back a1's job: 409"
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":2,"reason":"x"}' a1)" \
+    409 "a1 gives back another attempt: 409"
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":1}' a1)" \
+    400 "a release without a reason: 400"
+is "$(api_post /api/v1/jobs/$J3/release "$(printf '{"agent":"a1","attempt":1,"reason":"a\\u001b[2Jb"}')" a1)" \
+    400 "a reason with an escape byte: 400"
+curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j.json"
+is "$(jq -r .state "$T/j.json")" leased "refused releases changed nothing"
+api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1 >/dev/null
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":1,"reason":"lava-run: Infrastructure error: no device"}' a1)" \
+    200 "a1 gives job 3 back"
+curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j.json"
+is "$(jq -r .state "$T/j.json")" queued "job 3 queued again at once"
+like "given back \\(by a1: lava-run: Infrastructure error: no device\\)" "$T/j.json" \
+    "its reason names the agent and its words"
+is "$(jq -r '.attempts_detail[0].status' "$T/j.json")" released "attempt 1 released"
+is "$(api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1)" 409 \
+    "a heartbeat for the given-back attempt: 409"
+is "$(api_post /api/v1/jobs/$J3/results "$(printf "%s" "$GOOD" | sed 's/"agent":"a1","attempt":1/"agent":"a1","attempt":1/')" a1)" \
+    409 "an upload for it: 409"
+is "$(api_post /api/v1/agents/lease '{"agent":"a2"}' a2)" 200 "a2 leases job 3"
+is "$(jq -r '"\(.job.id) \(.job.attempt)"' "$T/r.json")" "$J3 2" "as attempt 2"
 
 # ---- pages ------------------------------------------------------------------
 curl -s "$KD_URL/agents" >"$T/agents.html"

@@ -3,14 +3,16 @@
 # one that answers garbage, and kernels that arrive corrupt or truncated.
 # The agent waits with backoff and recovers; a bad download is never booted
 # and a job whose kernel never arrives intact ends failed, not in a loop.
-# No qemu runs here: nothing gets past the sha256 check.
+# An agent that cannot build its guest (no busybox) gives its job back,
+# and the daemon offers it again at once, not when the lease runs out.
+# No qemu runs here: nothing gets past the sha256 check or the initramfs.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
 
 command -v jq >/dev/null || skip_all "jq missing"
 
-kd_config "[agents]\nlease = 60\n$(ka_section q1 q2)"
+kd_config "[agents]\nlease = 60\n$(ka_section q1 q2 q3)"
 ka_config q1 "[qemu]\naccel = tcg"
 
 # ---- configuration -----------------------------------------------------------
@@ -97,4 +99,27 @@ ok "the agent carries on (asks for work again)" sh -c "
 	done; exit 1"
 ka_stop q1
 ok "SIGTERM stops the agent cleanly" grep -q "stopping" "$T/q1.log"
+
+# ---- an agent that cannot run its job gives it back --------------------------
+# No busybox: the initramfs cannot be built, the agent's fault, not the
+# kernel's.  Each give-back re-queues the job at once; three of them fail
+# it, well inside one 60 s lease.
+ka_fake_bzimage "$T/bz3"
+printf 'third' >>"$T/bz3"
+kd_kernel_post "$T/bz3" >"$T/k3.json"
+K3=$(jq -r .id "$T/k3.json")
+ka_config q3 "[qemu]\naccel = tcg\nbusybox = $T/no-busybox"
+ka_start q3
+api_post /api/v1/jobs "{\"kernel\": $K3, \"matrix\": \"[run \\\"n\\\"]\\nworkload = null\\n\"}" >/dev/null
+J3=$(jq -r .id "$T/r.json")
+ok "the agent gives the job back" ka_wait_log q3 "job $J3.1 given back" 20
+ok "the job fails after max_attempts give-backs, before one lease ran out" \
+    ka_wait_job "$J3" failed --secs 40
+curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j3.json"
+is "$(jq -r '[.attempts_detail[].status] | join(" ")' "$T/j3.json")" \
+    "released released released" "each attempt released, none expired"
+like "given back 3 times, last: by q3: .*no-busybox" "$T/j3.json" \
+    "the job's reason names the agent and the missing busybox"
+ok "nothing was booted" sh -c "! grep -q booting '$T/q3.log'"
+ka_stop q3
 test_done

@@ -37,6 +37,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf_reset(&err);
 			proto_check_heartbeat(o, &err);
 			buf_reset(&err);
+			proto_check_release(o, &err);
+			buf_reset(&err);
 			proto_check_upload(o, &err);
 			json_decref(o);
 		}

@@ -201,6 +201,18 @@ main(void)
 	is_str(check(proto_check_heartbeat, "{\"agent\":\"q1\"}"),
 	    "attempt: missing", "heartbeat: missing attempt");
 
+	is_str(check(proto_check_release, "{\"agent\":\"q1\",\"attempt\":2,"
+	    "\"reason\":\"lava-run: Infrastructure error\"}"), "",
+	    "release: good");
+	is_str(check(proto_check_release, "{\"agent\":\"q1\",\"attempt\":2}"),
+	    "reason: missing", "release: a reason is required");
+	is_str(check(proto_check_release, "{\"agent\":\"q1\",\"attempt\":0,"
+	    "\"reason\":\"x\"}"), "attempt: must be at least 1",
+	    "release: attempt 0");
+	is_str(check(proto_check_release, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"reason\":\"a\\nb\"}"), "reason: only printable ASCII",
+	    "release: a newline in the reason (it goes into the log)");
+
 	/* Strings with NUL bytes cannot hide text from C consumers. */
 	o = json_object();
 	json_object_set_new(o, "agent", json_stringn("q\0x", 3));
