@@ -9,8 +9,8 @@
  *				and report.txt as it would be sent
  *
  * Charts are inline SVG from svg.c, as on the series page.  The change
- * points drawn are recomputed from the stored history with the same
- * detector and seed as the track thread (milliseconds for a few metrics).
+ * points drawn are the regressions the track thread stored when it judged
+ * a night: a GET runs no detection (ui_track_chart).
  */
 #include <math.h>
 #include <stdlib.h>
