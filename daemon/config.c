@@ -314,11 +314,12 @@ const struct config_key config_keys[] = {
 	/* Bytes of GET responses kept until the store changes (0: off). */
 	{ "http", "cache", CONFIG_SIZE, "64M", NULL, 0 },
 	/* Submissions (POST /api/v1/series, the form) per submitter: a
-	   burst, then so many per hour; uploaded mbox bytes one submitter
-	   may hold in the store. */
+	   burst, then so many per hour; the bytes one submitter's series
+	   may keep (their mail, and their runs' results, console logs and
+	   patched builds: daemon/limits.h). */
 	{ "http", "submit_burst", CONFIG_INT, "20", check_positive, 0 },
 	{ "http", "submit_per_hour", CONFIG_INT, "60", check_positive, 0 },
-	{ "http", "upload_quota", CONFIG_SIZE, "256M", check_positive, 0 },
+	{ "http", "upload_quota", CONFIG_SIZE, "2G", check_positive, 0 },
 
 	/* ---- [lore] (daemon core) ---- */
 	/* The lore client's timeouts and size cap are the LORE_* constants

@@ -549,22 +549,23 @@ insert_samples(struct db *db, long long id, int attempt, const json_t *arr,
  */
 static int
 late_console(struct db *db, long long id, int attempt, const char *agent,
-    const char *console)
+    const char *console, size_t console_bytes)
 {
 	sqlite3_stmt *st;
 
 	if (console == NULL)
 		return DB_DUPLICATE;
-	st = db_prep(db, "UPDATE job_attempts SET console=?1 WHERE job_id=?2 "
-	    "AND attempt=?3 AND agent=?4 AND console IS NULL AND EXISTS "
-	    "(SELECT 1 FROM power_cycles p WHERE p.job_id=?2 AND "
-	    "p.attempt=?3)");
+	st = db_prep(db, "UPDATE job_attempts SET console=?1, "
+	    "console_bytes=?5 WHERE job_id=?2 AND attempt=?3 AND agent=?4 AND "
+	    "console IS NULL AND EXISTS (SELECT 1 FROM power_cycles p WHERE "
+	    "p.job_id=?2 AND p.attempt=?3)");
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, console);
 	sqlite3_bind_int64(st, 2, id);
 	sqlite3_bind_int(st, 3, attempt);
 	db_bind_text(st, 4, agent);
+	sqlite3_bind_int64(st, 5, (long long)console_bytes);
 	if (db_step_done(db, st, NULL) == -1)
 		return -1;
 	if (sqlite3_changes(db_handle(db)) == 0)
@@ -581,6 +582,10 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	const char *agent = json_string_value(json_object_get(up, PROTO_AGENT));
 	const char *status = json_string_value(json_object_get(up,
 	    PROTO_STATUS));
+	/* what the caller wrote to the file console names (the quota) */
+	const char *text = json_string_value(json_object_get(up,
+	    PROTO_CONSOLE));
+	size_t console_bytes = console && text ? strlen(text) : 0;
 	sqlite3_stmt *st;
 	char *topo = NULL;
 	int rc, ret = -1, ended, cur;
@@ -616,7 +621,8 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	ended = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (ended) {
-		if ((rc = late_console(db, id, attempt, agent, console)) !=
+		if ((rc = late_console(db, id, attempt, agent, console,
+		    console_bytes)) !=
 		    DB_LATE_CONSOLE)
 			db_rollback(db);
 		return rc;
@@ -629,8 +635,8 @@ db_job_store(struct db *db, long long id, const json_t *up,
 		topo = json_dumps(json_object_get(up, PROTO_TOPOLOGY),
 		    JSON_COMPACT | JSON_SORT_KEYS);
 	st = db_prep(db, "UPDATE job_attempts SET ended=?, status=?, reason=?, "
-	    "boot_seconds=?, topology=?, console=? WHERE job_id=? AND "
-	    "attempt=?");
+	    "boot_seconds=?, topology=?, console=?, console_bytes=? WHERE "
+	    "job_id=? AND attempt=?");
 	if (st == NULL)
 		goto fail;
 	sqlite3_bind_int64(st, 1, now);
@@ -643,8 +649,12 @@ db_job_store(struct db *db, long long id, const json_t *up,
 		sqlite3_bind_null(st, 4);
 	db_bind_text(st, 5, topo);
 	db_bind_text(st, 6, console);
-	sqlite3_bind_int64(st, 7, id);
-	sqlite3_bind_int(st, 8, attempt);
+	if (console)
+		sqlite3_bind_int64(st, 7, (long long)console_bytes);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_int64(st, 8, id);
+	sqlite3_bind_int(st, 9, attempt);
 	if (db_step_done(db, st, NULL) == -1)
 		goto fail;
 	if (insert_samples(db, id, attempt, json_object_get(up, PROTO_SAMPLES),

@@ -90,8 +90,9 @@ enum db_store {
 /*
  * Stores one attempt's results in one transaction (samples, profiles,
  * attempt row, job state).  upload is a checked proto_upload_req; console
- * the log file's path relative to the data dir, or NULL.  Returns an
- * enum db_store, or -1.
+ * the log file's path relative to the data dir, or NULL (the length of
+ * upload's console text is recorded beside it for the storage quota).
+ * Returns an enum db_store, or -1.
  */
 int	db_job_store(struct db *, long long id, const json_t *upload,
 	    const char *console, long long now);

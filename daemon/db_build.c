@@ -192,6 +192,19 @@ db_build_finish(struct db *db, int64_t id, const char *state, const char *dir,
 	return db_step_done(db, st, "build finish");
 }
 
+int
+db_build_set_bytes(struct db *db, int64_t id, long long bytes)
+{
+	sqlite3_stmt *st = db_prep(db, "UPDATE builds SET artifact_bytes = ? "
+	    "WHERE id = ?");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, bytes);
+	sqlite3_bind_int64(st, 2, id);
+	return db_step_done(db, st, "build bytes");
+}
+
 static int
 dbb_get(struct db *db, sqlite3_stmt *st, struct db_build *b)
 {

@@ -62,6 +62,9 @@ int	 db_build_set_state(struct db *, int64_t id, const char *state,
 int	 db_build_finish(struct db *, int64_t id, const char *state,
 	    const char *dir, const char *sha256, const char *error,
 	    const char *log_tail, double seconds, int cc_lines);
+/* The bytes the build's artifacts keep in the cache (the storage
+   quota, db_limits.c). */
+int	 db_build_set_bytes(struct db *, int64_t id, long long bytes);
 /* 0 found, 1 not found, -1 error. */
 int	 db_build_get(struct db *, int64_t id, struct db_build *);
 int	 db_build_get_key(struct db *, const char *key, struct db_build *);

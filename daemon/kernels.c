@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/build.h"
 #include "core/tree.h"
@@ -56,6 +57,27 @@ kernels_progress(void *arg, enum build_state st, int pct)
 	if (db)
 		db_build_set_state(db, *(int64_t *)arg, build_state_name(st),
 		    pct);
+}
+
+/* What the cache keeps of a build while the store names it (build.h,
+   build_gc): the storage quota counts it for the series built. */
+static long long
+kernels_artifact_bytes(const char *dir)
+{
+	static const char *const keep[] = { "bzImage", "System.map",
+	    "config", "build.log" };
+	struct stat st;
+	long long n = 0;
+	size_t i;
+	char *p;
+
+	for (i = 0; dir && i < sizeof(keep) / sizeof(keep[0]); i++) {
+		p = xasprintf("%s/%s", dir, keep[i]);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			n += (long long)st.st_size;
+		free(p);
+	}
+	return n;
 }
 
 /* The row of a finished build: a cache hit keeps the figures of the build
@@ -120,10 +142,13 @@ kernels_build(struct db *db, const struct kernels_request *req,
 		db_build_finish(db, *build_id, "failed", res.dir[0] ? res.dir :
 		    NULL, NULL, res.error, res.log_tail, res.seconds,
 		    res.cc_lines);
+		db_build_set_bytes(db, *build_id, kernels_artifact_bytes(
+		    res.dir[0] ? res.dir : NULL));
 		buf_addf(err, "%s", res.error);
 		goto out;
 	}
 	kernels_record(db, *build_id, &res);
+	db_build_set_bytes(db, *build_id, kernels_artifact_bytes(res.dir));
 	if (dir)
 		*dir = xstrdup(res.dir);
 	rc = 0;

@@ -5,9 +5,9 @@
  * mutex: a submission looks at one bucket, and LIMITS_MAX_SUBMITTERS
  * buckets are scanned linearly only when a new submitter arrives.  Capacity
  * submit_burst, refilled at submit_per_hour / 3600 per second (monotonic
- * clock).  The quota is asked of the store (the sum of the submitter's
- * uploads) before the bucket is charged, so a refused upload costs no
- * token.
+ * clock).  The quota is asked of the store (what the submitter's series
+ * keep: their mail, and their runs' results, console logs and builds)
+ * before the bucket is charged, so a refused upload costs no token.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -98,7 +98,8 @@ limits_submit(struct db *db, const char *who, size_t upload_len,
 	double per_hour = app.settings.http.submit_per_hour;
 	long long quota = app.settings.http.upload_quota;
 	struct limits_bucket *b;
-	long long held = 0;
+	struct db_limits_held h;
+	long long held;
 	int rc = 0;
 
 	*retry_after = 0;
@@ -108,15 +109,18 @@ limits_submit(struct db *db, const char *who, size_t upload_len,
 	   in parallel see each other */
 	pthread_mutex_lock(&limits_lock);
 	b = limits_bucket(who, burst, per_hour / 3600.0, limits_now());
-	if (db_limits_upload_bytes(db, who, &held) < 0) {
+	if (db_limits_held(db, who, &h) < 0) {
 		rc = -1;
 		goto out;
 	}
+	held = h.mail + h.results + h.consoles + h.builds;
 	if (held + b->pending + (long long)upload_len > quota) {
 		buf_addf(why, "storage quota: the series submitted from %s "
-		    "keep %lld bytes in the store (%lld more on their way), "
+		    "keep %lld bytes in the store (mail %lld, results %lld, "
+		    "console logs %lld, builds %lld; %lld more on their way), "
 		    "and %zu more would pass [http] upload_quota (%lld bytes)",
-		    who, held, b->pending, upload_len, quota);
+		    who, held, h.mail, h.results, h.consoles, h.builds,
+		    b->pending, upload_len, quota);
 		rc = 1;
 		goto out;
 	}

@@ -2,7 +2,7 @@
  * limits: what one submitter may make the daemon spend.  Submissions
  * (POST /api/v1/series, the web form) are rate limited per submitter with
  * a token bucket ([http] submit_burst at once, then submit_per_hour), and
- * the uploaded mbox bytes a submitter's series hold in the store are
+ * the bytes a submitter's series hold (mail, results, logs, builds) are
  * capped ([http] upload_quota).  A submitter is the client address (or a
  * name an authentication layer gives it); a request with none (an
  * in-process call) is not limited.
@@ -31,10 +31,14 @@ struct db;
  * (seconds; 0 for the quota) filled, for a 429; -1 when the store cannot
  * say (logged).  burst, per_hour, quota: the [http] values.
  *
- * The quota counts what who's series keep in the store (uploaded mbox
- * bytes, and the patches parsed from them or fetched for them) plus what
- * is reserved and not yet stored, all read under one lock: parallel
- * uploads cannot race past it.
+ * The quota counts what who's series keep in the store and beside it
+ * (uploaded mbox bytes, the patches parsed from them or fetched for them,
+ * and what their runs brought back: samples, lock profiles, stored
+ * statistics, console logs, the patched builds' artifacts and logs and
+ * the kernels booted) plus what is reserved and not yet stored, all read
+ * under one lock: parallel uploads cannot race past it.  Runs' results
+ * arrive after the submission was accepted, so they can take a submitter
+ * past the quota; the next submission is then refused.
  */
 int	limits_submit(struct db *, const char *who, size_t upload_len,
 	    struct buf *why, long *retry_after);

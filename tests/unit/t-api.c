@@ -265,6 +265,51 @@ test_quota(void)
 	buf_release(&m);
 }
 
+/*
+ * The quota counts what a submitter's runs keep, not only their mail: a
+ * submitter whose series' comparison stored samples past the quota is
+ * refused the next submission, and the refusal says what they hold.
+ */
+static void
+test_quota_results(void)
+{
+	const char *m = "From: a@example.org\nSubject: [PATCH] r\n\nsmall\n";
+	struct res r;
+	char *sql;
+	long long id;
+
+	limits_reset();
+	call_peer = "127.0.0.10";
+	r = call("POST", "/api/v1/series", "application/mbox", m, strlen(m));
+	is_int(r.status, 202, "a small upload fits the 1K quota");
+	id = json_id(r.body);
+	res_free(&r);
+	/* its run: a comparison, one job, 20 samples of about 100 bytes */
+	sql = xasprintf("INSERT INTO kernels (id, sha256, size, path, created) "
+	    "VALUES (9001, 'quota-k', 0, 'kernels/x', 0); "
+	    "INSERT INTO comparisons (id, series_id, base_kernel, "
+	    "patched_kernel, matrix, priority, boots, boot_step, max_boots, "
+	    "looks, planned, max_replacements, created, updated) VALUES "
+	    "(9001, %lld, 9001, 9001, '', 0, 1, 1, 1, 1, 1, 0, 0, 0); "
+	    "INSERT INTO jobs (id, kernel_id, matrix, comparison_id, created, "
+	    "updated) VALUES (9001, 9001, '', 9001, 0, 0); "
+	    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+	    "WHERE i < 20) INSERT INTO samples (job_id, attempt, workload, "
+	    "params, iteration, metric, value, unit, better) SELECT 9001, 1, "
+	    "'will-it-scale', printf('threads=%%d,%%070d', i, 0), i, "
+	    "'ops', 1.0, 'ops/s', 'higher' FROM n;", id);
+	is_int(db_exec(app_db(), sql), 0, "its run's samples stored");
+	free(sql);
+	r = call("POST", "/api/v1/series", "application/mbox", m, strlen(m));
+	is_int(r.status, 429, "past the quota by its results: the next "
+	    "upload is refused");
+	ok(strstr(r.body, "storage quota") && strstr(r.body, "results ") &&
+	    strstr(r.body, "upload_quota (1024 bytes)"),
+	    "naming the quota and what the series keep (%s)", r.body);
+	res_free(&r);
+	call_peer = NULL;
+}
+
 /* GET /api/v1/series with the decoded query pairs given (name, value,
    name, value, ..., NULL): the cache's misses before and after. */
 static unsigned long
@@ -555,6 +600,7 @@ main(void)
 	test_limit();
 	test_rate_limit();
 	test_quota();
+	test_quota_results();
 	test_response_cache();
 	app_db_close_thread();
 	app_release();

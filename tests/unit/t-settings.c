@@ -38,7 +38,7 @@ test_defaults(void)
 	is_int(s.http.cache, 64LL << 20, "[http] cache");
 	is_int(s.http.submit_burst, 20, "[http] submit_burst");
 	is_int(s.http.submit_per_hour, 60, "[http] submit_per_hour");
-	is_int(s.http.upload_quota, 256LL << 20, "[http] upload_quota");
+	is_int(s.http.upload_quota, 2048LL << 20, "[http] upload_quota");
 	is_int(s.lore.nallow, 1, "one lore base");
 	if (s.lore.nallow == 1)
 		is_str(s.lore.allow[0], "https://lore.kernel.org/",
