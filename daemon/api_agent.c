@@ -273,7 +273,8 @@ api_results(struct http_req *req, struct http_resp *resp)
 			goto out;
 		}
 	}
-	rc = db_job_store(req->db, id, o, rel, now());
+	rc = db_job_store(req->db, id, o, rel, now(),
+	    app.settings.sched.max_rows);
 	switch (rc) {
 	case DB_STORED:
 		if (tmp && rename(tmp, path) == -1)
@@ -301,6 +302,12 @@ api_results(struct http_req *req, struct http_resp *resp)
 	case DB_DUPLICATE:
 		http_reply_error(resp, 409, "attempt: results of job %lld "
 		    "attempt %lld are already stored", id, attempt);
+		break;
+	case DB_TOO_MANY_ROWS:
+		http_reply_error(resp, 400, "samples: job %lld's comparison "
+		    "would hold more than %d distinct rows (workload, params, "
+		    "metric) with this upload ([sched] max_rows); nothing of "
+		    "it was stored", id, app.settings.sched.max_rows);
 		break;
 	case DB_NOT_HOLDER:
 		http_reply_error(resp, 409, "attempt: agent \"%s\" does not "

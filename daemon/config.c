@@ -246,6 +246,18 @@ check_positive(const char *v, struct buf *err)
 	return 0;
 }
 
+/* A comparison's rows: an int, and a page of a million rows is already
+   far past what a matrix makes. */
+static int
+check_max_rows(const char *v, struct buf *err)
+{
+	long long n = strtoll(v, NULL, 10);
+
+	if (n < 1 || n > 1000000)
+		return buf_addf(err, "max_rows %s is not in 1..1000000", v), -1;
+	return 0;
+}
+
 /* Attempt numbers are ints in the store and bounded in lib/proto.h. */
 static int
 check_attempts(const char *v, struct buf *err)
@@ -431,6 +443,11 @@ const struct config_key config_keys[] = {
 	{ "sched", "replacements", CONFIG_INT, "8", NULL, 0 },
 	/* The default workload matrix (empty: etc/workloads.conf). */
 	{ "sched", "matrix", CONFIG_STR, "", NULL, 0 },
+	/* Distinct (workload, params, metric) rows one comparison may hold
+	   over all its boots' uploads (the shipped matrices and suites make
+	   tens): an upload that would pass it is refused whole (400), so a
+	   comparison's statistics and page stay bounded and cacheable. */
+	{ "sched", "max_rows", CONFIG_INT, "1024", check_max_rows, 0 },
 
 	/* ---- [track "NAME"] (nightly runs: track.h) ---- */
 	{ "track", "tree", CONFIG_STR, NULL, NULL, 1 },

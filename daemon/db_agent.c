@@ -573,9 +573,31 @@ late_console(struct db *db, long long id, int attempt, const char *agent,
 	return db_commit(db) == -1 ? -1 : DB_LATE_CONSOLE;
 }
 
+/* The distinct rows the samples of job id's comparison make (0 for a
+   job of no comparison), or -1. */
+static long long
+comparison_rows(struct db *db, long long id)
+{
+	sqlite3_stmt *st = db_prep(db, "SELECT count(*) FROM (SELECT DISTINCT "
+	    "workload, params, metric FROM samples WHERE job_id IN (SELECT "
+	    "j.id FROM jobs j, jobs me WHERE me.id = ? AND j.comparison_id = "
+	    "me.comparison_id))");
+	long long n = -1;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	else
+		error("db: %s", sqlite3_errmsg(db_handle(db)));
+	sqlite3_finalize(st);
+	return n;
+}
+
 int
 db_job_store(struct db *db, long long id, const json_t *up,
-    const char *console, long long now)
+    const char *console, long long now, long long max_rows)
 {
 	int attempt = (int)json_integer_value(json_object_get(up,
 	    PROTO_ATTEMPT));
@@ -662,6 +684,18 @@ db_job_store(struct db *db, long long id, const json_t *up,
 	    PROTO_PROFILES), 1) == -1 ||
 	    db_exercise_attempt(db, id, attempt, up) == -1)
 		goto fail;
+	if (max_rows > 0 && json_array_size(json_object_get(up,
+	    PROTO_SAMPLES))) {
+		long long rows = comparison_rows(db, id);
+
+		if (rows < 0)
+			goto fail;
+		if (rows > max_rows) {
+			db_rollback(db);
+			ret = DB_TOO_MANY_ROWS;
+			goto out;
+		}
+	}
 	st = db_prep(db, "UPDATE jobs SET state=?, reason=?, agent=NULL, "
 	    "lease_expires=NULL, progress=NULL, updated=? WHERE id=?");
 	if (st == NULL)

@@ -86,16 +86,21 @@ enum db_store {
 	DB_NOT_HOLDER = 3,		/* lease gone, another attempt's */
 	DB_LATE_CONSOLE = 4,		/* power-cycled attempt: its console
 					   kept, nothing else */
+	DB_TOO_MANY_ROWS = 5,		/* its comparison would pass
+					   max_rows: nothing stored */
 };
 /*
  * Stores one attempt's results in one transaction (samples, profiles,
  * attempt row, job state).  upload is a checked proto_upload_req; console
  * the log file's path relative to the data dir, or NULL (the length of
  * upload's console text is recorded beside it for the storage quota).
- * Returns an enum db_store, or -1.
+ * max_rows: the most distinct (workload, params, metric) rows the samples
+ * of all the jobs of the job's comparison may make, counted in the same
+ * transaction with the upload's ([sched] max_rows; 0: no cap; a job of no
+ * comparison is not capped here).  Returns an enum db_store, or -1.
  */
 int	db_job_store(struct db *, long long id, const json_t *upload,
-	    const char *console, long long now);
+	    const char *console, long long now, long long max_rows);
 
 /* One job with its attempts: 0, 1 unknown, -1. */
 int	db_job_get(struct db *, long long id, json_t **out);

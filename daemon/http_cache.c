@@ -169,7 +169,7 @@ hc_put(char *key, unsigned hash, unsigned long gen,
 {
 	struct http_cache_entry *e;
 
-	if (gen != hc_gen || resp->body.len > hc_max / 16 ||
+	if (gen != hc_gen || resp->body.len > hc_max / 8 ||
 	    hc_find(key, hash)) {
 		free(key);
 		return;

@@ -21,7 +21,9 @@
  * heartbeat too) empties the cache: it helps while reads outnumber writes,
  * which is when it is needed.  One table under one mutex, at most
  * HTTP_CACHE_SLOTS entries and [http] cache bytes of bodies (64M), least
- * recently used out first.
+ * recently used out first; one body at most an eighth of them (8 MiB by
+ * default: the page of a comparison at [sched] max_rows, 1024 rows, is
+ * about 3 MB).
  */
 #ifndef KPERFCI_HTTP_CACHE_H
 #define KPERFCI_HTTP_CACHE_H

@@ -205,6 +205,7 @@ settings_runs(const struct config *c, struct settings *s)
 		s->sched.max_boots = s->sched.boots;
 	s->sched.replacements = (int)config_int(c, "sched", NULL,
 	    "replacements");
+	s->sched.max_rows = (int)config_int(c, "sched", NULL, "max_rows");
 	m = config_str(c, "sched", NULL, "matrix");
 	s->sched.matrix = m && *m ? m : NULL;
 

@@ -117,6 +117,7 @@ struct settings {
 	} auth;
 	struct {
 		int		 boots, boot_step, max_boots, replacements;
+		int		 max_rows;	/* per comparison */
 		const char	*matrix;	/* NULL: etc/workloads.conf */
 	} sched;
 	struct {

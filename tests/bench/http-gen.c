@@ -126,7 +126,7 @@ gen_upload(struct db *db, long long now, unsigned seed)
 	    "type", "lock-profile", "workload", "lock-profile", "params",
 	    "mode=shmem", "locks", "lock", "lru_lock", "symbol",
 	    "_raw_spin_lock", "share", 0.1 + 0.01 * boot, "callers");
-	if (db_job_store(db, id, up, NULL, now) != DB_STORED)
+	if (db_job_store(db, id, up, NULL, now, 0) != DB_STORED)
 		fprintf(stderr, "http-gen: job %lld not stored\n", id);
 	json_decref(up);
 	json_decref(row);

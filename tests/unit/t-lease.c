@@ -143,7 +143,7 @@ main(void)
 
 	/* The silent agent comes back and uploads late. */
 	u = upload("a2", 1, "done", 3);
-	is_int(db_job_store(db, j1, u, NULL, t + 62), DB_NOT_HOLDER,
+	is_int(db_job_store(db, j1, u, NULL, t + 62, 0), DB_NOT_HOLDER,
 	    "late upload of an expired attempt refused");
 	json_decref(u);
 
@@ -155,13 +155,13 @@ main(void)
 	json_decref(job);
 
 	u = upload("a3", 2, "done", 3);
-	is_int(db_job_store(db, j1, u, "console/job-1-2.log", t + 70),
+	is_int(db_job_store(db, j1, u, "console/job-1-2.log", t + 70, 0),
 	    DB_STORED, "attempt 2 stored");
-	is_int(db_job_store(db, j1, u, NULL, t + 71), DB_DUPLICATE,
+	is_int(db_job_store(db, j1, u, NULL, t + 71, 0), DB_DUPLICATE,
 	    "the same upload again: duplicate");
 	json_decref(u);
 	u = upload("a3", 1, "done", 0);
-	is_int(db_job_store(db, 4242, u, NULL, t), DB_UNKNOWN_JOB,
+	is_int(db_job_store(db, 4242, u, NULL, t, 0), DB_UNKNOWN_JOB,
 	    "upload for an unknown job");
 	json_decref(u);
 	is_str(job_state(db, j1), "done", "job 1 done");
@@ -185,7 +185,7 @@ main(void)
 	u = upload("a1", 1, "boot-failed", 0);
 	json_object_set_new(u, "reason", json_string("Kernel panic - not "
 	    "syncing: VFS"));
-	is_int(db_job_store(db, j2, u, NULL, t + 80), DB_STORED,
+	is_int(db_job_store(db, j2, u, NULL, t + 80, 0), DB_STORED,
 	    "boot-failed stored");
 	json_decref(u);
 	is_str(job_state(db, j2), "boot-failed", "job 2 boot-failed");

@@ -1153,7 +1153,7 @@ lease_upload(struct db *db, long long now, double base_mean,
 	if (failed)
 		json_object_set_new(up, PROTO_REASON, json_string(
 		    "Kernel panic - not syncing: test"));
-	if (db_job_store(db, id, up, failed ? "console/x.log" : NULL, now) !=
+	if (db_job_store(db, id, up, failed ? "console/x.log" : NULL, now, 0) !=
 	    DB_STORED)
 		printf("# job %lld not stored\n", id);
 	json_decref(up);

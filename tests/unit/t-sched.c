@@ -20,6 +20,7 @@
 #include "daemon/db_agent.h"
 #include "daemon/db_build.h"
 #include "daemon/http.h"
+#include "daemon/http_cache.h"
 #include "daemon/pipeline.h"
 #include "daemon/noise.h"
 #include "core/claims.h"
@@ -30,6 +31,7 @@
 #include "lib/buf.h"
 #include "lib/proto.h"
 #include "lib/run.h"
+#include "lib/sha256.h"
 #include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
@@ -187,7 +189,7 @@ upload(const char *name, const struct lease *l, const char *status,
 		    !strcmp(status, "boot-failed") ? "kernel panic" :
 		    "download failed: sha256 mismatch"));
 	rc = db_job_store(db, l->id, up, strcmp(status, "done") ?
-	    "console/fake.log" : NULL, clk);
+	    "console/fake.log" : NULL, clk, 0);
 	json_decref(up);
 	return rc;
 }
@@ -1054,6 +1056,178 @@ test_api(void)
 	buf_release(&body);
 }
 
+/* GET path through the real route tables (the response cache included):
+   the body's length when 200, else 0. */
+static size_t
+get_len(const char *path)
+{
+	struct http_req r;
+	struct http_resp resp;
+	size_t len;
+
+	http_req_init(&r, "GET", path, 0);
+	http_req_add_header(&r, "Host", "127.0.0.1:8080");
+	r.db = db;
+	r.peer = "127.0.0.1";
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &r, &resp);
+	len = resp.status == 200 ? resp.body.len : 0;
+	if (resp.status != 200)
+		printf("# GET %s: %d\n", path, resp.status);
+	http_resp_release(&resp);
+	http_req_release(&r);
+	return len;
+}
+
+/* An upload of job l with rows (workload, params, metric) distinct rows,
+   3 iterations each: params "row=<first + i>". */
+static json_t *
+rows_upload(const char *name, const struct lease *l, int first, int rows)
+{
+	json_t *samples = json_array();
+	char params[32];
+	int i, it;
+
+	for (i = 0; i < rows; i++) {
+		snprintf(params, sizeof(params), "row=%d", first + i);
+		for (it = 0; it < 3; it++)
+			json_array_append_new(samples, json_pack("{s:s,s:s,"
+			    "s:i,s:s,s:f,s:s,s:s}", "workload", "fault-free",
+			    "params", params, "iteration", it, "metric",
+			    "pages_per_sec", "value", 1000.0 + it + (i % 7) +
+			    (double)(l->id % 5) / 10,
+			    "unit", "pages/s", "better", "higher"));
+	}
+	return json_pack("{s:s,s:i,s:s,s:o}", PROTO_AGENT, name, PROTO_ATTEMPT,
+	    l->attempt, PROTO_STATUS, "done", PROTO_SAMPLES, samples);
+}
+
+/* POST /api/v1/jobs/{id}/results as agent "capped"; the status, the
+   body in out. */
+static int
+post_results(long long id, const json_t *up, struct buf *out)
+{
+	struct http_req r;
+	struct http_resp resp;
+	char *path = xasprintf("/api/v1/jobs/%lld/results", id);
+	char *body = json_dumps(up, JSON_COMPACT);
+	int status;
+
+	http_req_init(&r, "POST", path, PROTO_MAX_BODY);
+	http_req_add_header(&r, "Content-Type", "application/json");
+	http_req_add_header(&r, "Authorization", "Bearer t-sched-capped");
+	buf_addstr(&r.body, body);
+	r.db = db;
+	r.peer = "127.0.0.1";
+	http_resp_init(&resp);
+	http_route_dispatch(NULL, &r, &resp);
+	status = resp.status;
+	buf_addstr(out, resp.body.data ? resp.body.data : "");
+	http_resp_release(&resp);
+	http_req_release(&r);
+	free(body);
+	free(path);
+	return status;
+}
+
+static long long
+job_samples(long long id)
+{
+	json_t *s = NULL, *p = NULL;
+	long long n;
+
+	db_job_results(db, id, &s, &p);
+	n = (long long)json_array_size(s);
+	json_decref(s);
+	json_decref(p);
+	return n;
+}
+
+/*
+ * [sched] max_rows caps the distinct rows of one comparison, over all
+ * its uploads: a boot that brings rows of its own past the cap is refused
+ * (400 naming the cap) and what was stored stays; boots of the same rows
+ * go in.  A comparison at the default cap finishes and its page, JSON and
+ * report.txt are answered from the response cache on the second GET.
+ */
+static void
+test_row_cap(void)
+{
+	struct buf body = BUF_INIT(0);
+	struct lease l;
+	unsigned long h0, m0, h1, m1;
+	long long sid, first = 0;
+	int cap = app.settings.sched.max_rows, n = 0, st;
+	const char *pre[] = { "/series/", "/api/v1/series/", "/series/" };
+	const char *suf[] = { "", "/comparison", "/report.txt" };
+	size_t i;
+	json_t *up;
+
+	fresh_store();
+	is_int(cap, 1024, "row cap: [sched] max_rows defaults to 1024");
+	agent("capped", "c-cap");
+	sid = built_series(SCHED_PRIO_INTERACTIVE);
+	compare(sid);
+	while (lease("capped", "c-cap", &l)) {
+		if (n == 1) {
+			/* rows of its own: 1024 + 1 past the cap */
+			up = rows_upload("capped", &l, 1, cap);
+			buf_reset(&body);
+			st = post_results(l.id, up, &body);
+			json_decref(up);
+			is_int(st, 400, "row cap: a boot whose rows would take "
+			    "its comparison past max_rows is refused");
+			ok(body.data && strstr(body.data, "[sched] max_rows") &&
+			    strstr(body.data, "1024"), "row cap: naming the "
+			    "cap: %s", body.data ? body.data : "");
+			is_int(job_samples(l.id), 0, "row cap: nothing of it "
+			    "stored");
+			is_int(job_samples(first), 3 * cap, "row cap: the "
+			    "first boot's samples kept");
+		}
+		up = rows_upload("capped", &l, 0, cap);
+		buf_reset(&body);
+		st = post_results(l.id, up, &body);
+		json_decref(up);
+		if (st != 200)
+			printf("# job %lld: %d %s\n", l.id, st, body.data);
+		if (n == 0)
+			first = l.id;
+		if (n++ == 1)
+			is_int(st, 200, "row cap: the same rows again are "
+			    "stored");
+	}
+	is_int(n, 8, "row cap: every boot uploaded");
+	is_int(wait_stage(sid, NULL), STAGE_OK, "row cap: the comparison at "
+	    "the cap finishes");
+	/* the first view stores the lock-profile diff beside the statistics
+	   (report_cache.c: compute once); that answer is not kept, the
+	   store moved under it */
+	{
+		char *p = xasprintf("/series/%lld", sid);
+
+		ok(get_len(p) > 0, "row cap: the first view of the page");
+		free(p);
+	}
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		char *p;
+
+		p = xasprintf("%s%lld%s", pre[i], sid, suf[i]);
+		size_t len1, len2;
+
+		http_cache_stats(&h0, &m0);
+		len1 = get_len(p);
+		len2 = get_len(p);
+		http_cache_stats(&h1, &m1);
+		ok(len1 > 0 && len1 == len2 && h1 == h0 + 1 && m1 == m0 + 1,
+		    "row cap: %s at %d rows (%zu bytes) is computed once, then "
+		    "served from the cache (hits %lu, misses %lu)", p, cap,
+		    len1, h1 - h0, m1 - m0);
+		free(p);
+	}
+	buf_release(&body);
+}
+
 /* The [sched] defaults are the ones the statistics were validated with. */
 static void
 test_defaults(void)
@@ -1079,15 +1253,17 @@ main(void)
 	struct buf err = BUF_INIT(0);
 	const char *rm[] = { "rm", "-rf", dir, NULL };
 	struct run rr = { .argv = rm, .timeout_sec = 30 };
-	char *conf;
+	char *conf, capped[65];
 
 	if (!mkdtemp(dir))
 		return 1;
+	sha256_hex("t-sched-capped", 14, capped);
 	conf = xasprintf("[daemon]\ndata = %s\n"
 	    "[agent \"a\"]\ntoken_sha256 = %064d\n"
+	    "[agent \"capped\"]\ntoken_sha256 = %s\n"
 	    "[agents]\nmax_attempts = 2\n[lore]\nallow = http://127.0.0.1:9/\n"
 	    "[sched]\nboots = 4\nboot_step = 4\nmax_boots = 8\n"
-	    "replacements = 2\n", dir, 0);
+	    "replacements = 2\n", dir, 0, capped);
 	config_init(&app.cfg);
 	ok(config_parse(&app.cfg, "test", conf, &err) == 0, "config: %s",
 	    err.data ? err.data : "");
@@ -1108,6 +1284,7 @@ main(void)
 	test_auto_boots();
 	test_stage_from_builds();
 	test_api();
+	test_row_cap();
 	app_db_close_thread();
 	app_release();
 	config_release(&app.cfg);
