@@ -23,7 +23,9 @@
  *   online  changepoint_online, what track.c runs now: a suspect night
  *           boots more, a regression covers a range of likely first bad
  *           nights (found: the step's night is in it; the mean range is
- *           printed), per-boot value = the median of its runs.
+ *           printed), per-boot value = the median of its runs; a row
+ *           whose range overlaps an opened regression's joins it, as
+ *           track_open_group does, instead of opening another.
  * The confirm rule's analyses of earlier nights are kept from the nights
  * before (changepoint_nightly recomputes them; t-changepoint checks the
  * two agree).  KPERFCI_CP_RULE=online runs the online rule alone.
@@ -357,7 +359,16 @@ run_online(gsl_rng *g, const struct model *m, long step_night, double step,
 				}
 			}
 			if (c >= 0) {
-				if (op->at[c] < 0) {
+				/* as track_open_group: a range that overlaps
+				   an opened regression's is the same change
+				   (its rows join it), else a new one */
+				int same = 0;
+
+				for (int i = 0; i < NIGHTS; i++)
+					if (op->at[i] >= 0 && i <= chi &&
+					    c <= op->hi[i])
+						same = 1;
+				if (!same && op->at[c] < 0) {
 					op->at[c] = (int)t;
 					op->hi[c] = (int)chi;
 					opened++;
