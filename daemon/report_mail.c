@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "daemon/db_track.h"
 #include "daemon/report.h"
+#include "daemon/report_int.h"
 #include "daemon/report_mail.h"
 #include "lib/buf.h"
 #include "lib/xalloc.h"
@@ -226,6 +227,33 @@ report_mail_reproduce(const struct report *r, const struct report_mail *m,
 	}
 }
 
+/* The significant contended-lock changes, as report.txt lists them above
+   its lock tables (the lock a series is about reads here by name). */
+static void
+report_mail_locks(const struct report *r, struct buf *b)
+{
+	size_t i, n = 0;
+
+	if (!report_has_lock_pass(r))
+		return;
+	for (i = 0; i < r->nlocks; i++) {
+		const struct stats_row *row = report_lock_changed(&r->locks[i]);
+
+		if (!row && !(row = report_lock_new(r, &r->locks[i])))
+			continue;
+		if (!n++)
+			buf_addf(b, "Contended locks (lock:contention_begin/end%s)"
+			    "\n", r->ex.emulated ? "; emulated: where "
+			    "contention is, not how long it lasts on hardware" :
+			    "");
+		buf_addstr(b, "  ");
+		report_lock_change_line(b, &r->locks[i], row);
+		buf_addch(b, '\n');
+	}
+	if (n)
+		buf_addch(b, '\n');
+}
+
 void
 report_mail_body(const struct report *r, const struct report_mail *m,
     struct buf *out)
@@ -253,6 +281,7 @@ report_mail_body(const struct report *r, const struct report_mail *m,
 	else if (r->have_result)
 		buf_addf(&b, "No metric changed significantly (%zu rows, each "
 		    "within its noise).\n\n", r->result.n);
+	report_mail_locks(r, &b);
 	report_mail_environment(r, m, &b);
 	buf_addch(&b, '\n');
 	report_mail_reproduce(r, m, &b);

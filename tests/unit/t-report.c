@@ -22,6 +22,7 @@
 #include "daemon/http.h"
 #include "daemon/pipeline.h"
 #include "daemon/report.h"
+#include "daemon/report_mail.h"
 #include "daemon/sched.h"
 #include "lib/buf.h"
 #include "lib/proto.h"
@@ -931,6 +932,17 @@ test_contention(void)
 	    strstr(text.data, "% regression of lru_lock's wait share, "
 	    "significant (mode=shmem,target=fault-free,tasks=4)\n"),
 	    "text: lru_lock named as a significant contended-lock regression");
+	{
+		struct report_mail mm = { .public_url = "http://ci/" };
+		struct buf mail = BUF_INIT(0);
+
+		report_mail_body(&r, &mm, &mail);
+		ok(mail.data && strstr(mail.data, "\nContended locks "
+		    "(lock:contention_begin/end)\n  +") &&
+		    strstr(mail.data, "% regression of lru_lock's wait share,"),
+		    "mail: the significant contended-lock change, by name");
+		buf_release(&mail);
+	}
 	ok(strstr(text.data, "zone lock?@rmqueue_bulk") && !strstr(text.data,
 	    "zone lock?@rmqueue_bulk waits on the patched side only"),
 	    "text: a lock gone on the patched side is no change to list");
