@@ -564,8 +564,22 @@ proto_check_sample(const json_t *o, const char *where, struct buf *err)
 	if (t && strcmp(t, "lock-profile") == 0) {
 		/* A profile's inner shape belongs to kperfci-load; we only
 		   insist that it says which workload it profiled. */
+		const json_t *pa = json_object_get(o, PROTO_S_PARAMS);
+
 		if (!json_is_string(json_object_get(o, PROTO_S_WORKLOAD))) {
 			buf_addf(err, "%sworkload: missing", where);
+			return -1;
+		}
+		/* its workload and params name rows on the page, in
+		   report.txt and in mail, as a sample's do */
+		if (!proto_printable(json_string_value(json_object_get(o,
+		    PROTO_S_WORKLOAD)))) {
+			buf_addf(err, "%sworkload: only printable ASCII", where);
+			return -1;
+		}
+		if (pa && (!json_is_string(pa) ||
+		    !proto_printable(json_string_value(pa)))) {
+			buf_addf(err, "%sparams: only printable ASCII", where);
 			return -1;
 		}
 		return 0;

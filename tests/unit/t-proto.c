@@ -166,6 +166,17 @@ main(void)
 	    "\"status\":\"done\",\"samples\":[],\"profiles\":[{\"type\":"
 	    "\"lock-profile\",\"workload\":\"lock-profile\",\"locks\":[]}]}"),
 	    "", "upload: a lock profile is accepted whole");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[],\"profiles\":[{\"type\":"
+	    "\"lock-profile\",\"workload\":\"lock-profile\",\"params\":"
+	    "\"target=a\\u001b[2J\",\"locks\":[]}]}"),
+	    "profiles[0].params: only printable ASCII",
+	    "upload: an escape byte in a lock profile's params");
+	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":1,"
+	    "\"status\":\"done\",\"samples\":[],\"profiles\":[{\"type\":"
+	    "\"lock-profile\",\"workload\":\"lock\\u0007\",\"locks\":[]}]}"),
+	    "profiles[0].workload: only printable ASCII",
+	    "upload: a BEL in a lock profile's workload");
 	is_str(check(proto_check_upload, "{\"agent\":\"q1\",\"attempt\":0,"
 	    "\"status\":\"done\",\"samples\":[]}"),
 	    "attempt: must be at least 1", "upload: attempt 0");
