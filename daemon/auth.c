@@ -444,6 +444,11 @@ auth_guard(struct http_req *r, const struct route *rt,
 	char client[INET6_ADDRSTRLEN];
 	struct auth_who who;
 
+	/* RFC 9112 3.2: a request with more than one Host is a 400; the
+	   checks below and a proxy in front could read different ones */
+	if (http_header_count(r, "Host") > 1)
+		return auth_fail(rt, resp, 400, "Host: more than one Host "
+		    "header");
 	if (!auth_host_allowed(host)) {
 		log_info("http: %s %s from %s: Host \"%.64s\" refused (not an "
 		    "address, localhost or an [auth] host)", r->method,

@@ -136,6 +136,16 @@ http_header(const struct http_req *r, const char *name)
 	return kv_get(r->headers, r->nheaders, name, 1);
 }
 
+size_t
+http_header_count(const struct http_req *r, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nheaders; i++)
+		n += !strcasecmp(r->headers[i].name, name);
+	return n;
+}
+
 const char *
 http_param(const struct http_req *r, const char *name)
 {

@@ -125,6 +125,8 @@ void	 http_resp_release(struct http_resp *);
 /* NULL when absent.  Header names compare case-insensitively. */
 const char *http_query(const struct http_req *, const char *name);
 const char *http_header(const struct http_req *, const char *name);
+/* How many times the request carries header name (0, 1, more). */
+size_t	 http_header_count(const struct http_req *, const char *name);
 const char *http_param(const struct http_req *, const char *name);
 /*
  * A field of an application/x-www-form-urlencoded body, decoded ('+' and

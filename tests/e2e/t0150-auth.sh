@@ -35,6 +35,26 @@ is "$(code -H 'Host: attacker.example' "$KD_URL/")" 403 \
 like "attacker.example" "$T/r.out" "the page names the Host"
 is "$(code -H "Host: localhost:$KD_PORT" "$KD_URL/healthz")" 200 \
     "Host localhost is served"
+# two Host headers (curl sends one): the first ours, the second not
+two_hosts() {
+	python3 - "$KD_PORT" "$1" "$2" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(("GET /healthz HTTP/1.1\r\nHost: %s\r\nHost: %s\r\n"
+           "Connection: close\r\n\r\n" % (sys.argv[2], sys.argv[3])).encode())
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+print(out.split(b" ")[1].decode() if b" " in out else "none")
+PY
+}
+is "$(two_hosts "127.0.0.1:$KD_PORT" attacker.example)" 400 \
+    "two Host headers (ours, then another): 400"
+is "$(two_hosts attacker.example "127.0.0.1:$KD_PORT")" 400 \
+    "two Host headers (another, then ours): 400"
 is "$(code -X POST -H 'Content-Type: text/plain' \
     --data-binary '{"url": "http://127.0.0.1:9/l/a@b/"}' \
     "$KD_URL/api/v1/series")" 415 "a text/plain POST (a cross-site form) is refused"
