@@ -1203,7 +1203,10 @@ http_start(const struct http_opts *o)
 	} else if (inet_pton(AF_INET6, o->listen, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons(o->port);
-		flags |= MHD_USE_IPv6;
+		/* "::" is every address, IPv4 ones too (doc/daemon.md);
+		   a named IPv6 address is that address alone */
+		flags |= IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr) ?
+		    MHD_USE_DUAL_STACK : MHD_USE_IPv6;
 	} else {
 		error("http: listen address \"%s\" is not an IPv4 or IPv6 "
 		    "address", o->listen);

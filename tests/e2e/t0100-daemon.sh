@@ -168,4 +168,25 @@ curl -s "$KD_URL/api/v1/series/$Q" >"$T/q.json"
 ok "the resumed series was fetched" \
     test "$(jfield "$T/q.json" '.patches | length')" -ge 1
 kd_stop
+
+# ---- listen = :: is every address, IPv4 too ---------------------------------
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
+    2>/dev/null; then
+	P6=$(free_port)
+	mkdir -p "$T/v6"
+	printf '[daemon]\nlisten = ::\nport = %s\ndata = %s\n' "$P6" "$T/v6" \
+	    >"$T/v6.conf"
+	"$KPERFCI_BIN/kperfcid" -c "$T/v6.conf" >"$T/v6.log" 2>&1 &
+	V6=$!
+	wait_http "http://127.0.0.1:$P6/healthz" 15
+	is "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P6/healthz")" \
+	    200 "listen = :: answers an IPv4 client"
+	is "$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$P6/healthz")" \
+	    200 "and an IPv6 one"
+	kill -TERM "$V6"
+	wait "$V6"
+else
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n # SKIP listen = :: (no IPv6 on this host)"
+fi
 test_done
