@@ -37,4 +37,28 @@ done
 wait
 for j in $(seq 1 "$i"); do
 	cat "$TMP/$j.out"
-done
+done >"$TMP/all"
+cat "$TMP/all"
+# the targets, per noise model, on the rule the daemon runs (online):
+# the emulator's and the real machine's are issue 15's; gauss is shown
+echo
+echo "targets (online rule): flat <= 1 % of histories per metric," \
+    "3 % step by night s+3 >= 95 %, 5 % step by s+2 >= 95 %"
+awk '$3 == "online" && $2 == "flat" && /opens a regression/ {
+	v = $0; sub(/ of histories;.*/, "", v); n = split(v, w, " ")
+	flat[$1] = w[n] + 0 }
+$3 == "online" && $2 == "step3" { for (f = 1; f <= NF; f++)
+	if ($f == "d=3") s3[$1] = $(f + 1) + 0 }
+$3 == "online" && $2 == "step5" { for (f = 1; f <= NF; f++)
+	if ($f == "d=2") s5[$1] = $(f + 1) + 0 }
+END {
+	split("real emu gauss", ms, " ")
+	for (i = 1; i <= 3; i++) {
+		m = ms[i]
+		ok = flat[m] <= 1 && s3[m] >= 95 && s5[m] >= 95
+		printf "  %-5s flat %.2f %%, 3 %% by s+3 %.1f %%, 5 %% by s+2 " \
+		    "%.1f %%: %s%s\n", m, flat[m], s3[m], s5[m],
+		    ok ? "met" : "not met", m == "gauss" ? " (shown, not " \
+		    "a target model)" : ""
+	}
+}' "$TMP/all"
