@@ -10,6 +10,11 @@
 #                          bzImage prerequisites a test may add.  Writes
 #                          $T/frag.config (CONFIG_FAKE=y).  Exports the
 #                          GIT_* identity and dates it used.
+#   fake_kernel_probe DIR  commits to DIR's tree a change whose build fails
+#                          when it can see the daemon's store ($T/var) or
+#                          write a 3 MB file (past [build] file_max = 1M),
+#                          and says "probe: store hidden, file_max applied"
+#                          in its build log (t2750, t2760)
 #
 # The bzImage is 0x202 zero bytes, "HdrS", padding, then the objects and
 # the .config, so it passes as a kernel image and base and patched images
@@ -52,4 +57,17 @@ SH
 	git -C "$1" init -q -b master &&
 	git -C "$1" add -A &&
 	git -C "$1" commit -qm "fake kernel"
+}
+
+fake_kernel_probe() {
+	cat >"$T/probe.mk" <<MK
+probe:
+	@if test -e $T/var/kperfci.db; then echo "the store is visible to the build"; exit 1; fi
+	@if head -c 3000000 /dev/zero > \$(O)/big 2>/dev/null; then echo "a 3 MB file was written past file_max"; exit 1; fi
+	@rm -f \$(O)/big
+	@echo "probe: store hidden, file_max applied"
+MK
+	sed -i '1i EXTRA := probe' "$1/Makefile"
+	cat "$T/probe.mk" >>"$1/Makefile"
+	git -C "$1" commit -qam "mm: a commit whose build probes its sandbox"
 }

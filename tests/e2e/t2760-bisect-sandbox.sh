@@ -20,16 +20,7 @@ chmod 755 "$T"
 R=$T/tree
 fake_kernel_tree "$R" || exit 1
 GOOD=$(git -C "$R" rev-parse HEAD)
-cat >"$T/probe.mk" <<MK
-probe:
-	@if test -e $T/var/kperfci.db; then echo "the store is visible to the build"; exit 1; fi
-	@if head -c 3000000 /dev/zero > \$(O)/big 2>/dev/null; then echo "a 3 MB file was written past file_max"; exit 1; fi
-	@rm -f \$(O)/big
-	@echo "probe: store hidden, file_max applied"
-MK
-sed -i '1i EXTRA := probe' "$R/Makefile"
-cat "$T/probe.mk" >>"$R/Makefile"
-git -C "$R" commit -qam "mm: a commit whose build probes its sandbox"
+fake_kernel_probe "$R"
 PROBE=$(git -C "$R" rev-parse HEAD)
 sed -i 's/^10$/ten/' "$R/mm/swap.c"
 git -C "$R" commit -qam "mm: the bad commit"
