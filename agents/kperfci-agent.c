@@ -132,28 +132,40 @@ agent_register(struct agent *a)
 	}
 }
 
+/* POST /api/v1/jobs/ID<suffix> {agent, attempt, key: value} for the job
+   held: the status (0 when no answer came), err saying why not 200. */
+static long
+job_post(struct agent *a, const char *suffix, const char *key,
+    const char *value, struct buf *err)
+{
+	json_t *req = json_object(), *resp = NULL;
+	char *path = xasprintf(PROTO_PATH_JOBS "%lld%s",
+	    agent_job_id(&a->job), suffix);
+	long st;
+
+	json_object_set_new(req, PROTO_AGENT, json_string(a->conf.name));
+	json_object_set_new(req, PROTO_ATTEMPT,
+	    json_integer(agent_job_attempt(&a->job)));
+	json_object_set_new(req, key, json_string(value));
+	st = client_post(&a->client, path, req, &resp, err);
+	json_decref(req);
+	json_decref(resp);
+	free(path);
+	return st;
+}
+
 /* Heartbeat; -1 when the lease is gone (or we are stopping). */
 static int
 heartbeat(void *arg, const char *progress)
 {
 	struct agent *a = arg;
 	struct buf err = BUF_INIT(1024);
-	json_t *req = json_object(), *resp = NULL;
-	char *path;
 	long st;
 
 	if (agent_stopping)
 		return -1;
-	path = xasprintf(PROTO_PATH_JOBS "%lld" PROTO_SUFFIX_HEARTBEAT,
-	    agent_job_id(&a->job));
-	json_object_set_new(req, PROTO_AGENT, json_string(a->conf.name));
-	json_object_set_new(req, PROTO_ATTEMPT,
-	    json_integer(agent_job_attempt(&a->job)));
-	json_object_set_new(req, PROTO_PROGRESS, json_string(progress));
-	st = client_post(&a->client, path, req, &resp, &err);
-	json_decref(req);
-	json_decref(resp);
-	free(path);
+	st = job_post(a, PROTO_SUFFIX_HEARTBEAT, PROTO_PROGRESS, progress,
+	    &err);
 	if (st == 0 || st >= 500)
 		log_warnx("heartbeat: %s", err.len ? err.data : "server error");
 	buf_release(&err);
@@ -170,8 +182,7 @@ static void
 give_back(struct agent *a, const char *why)
 {
 	struct buf err = BUF_INIT(1024);
-	json_t *req = json_object(), *resp = NULL;
-	char *path, text[512];
+	char text[512];
 	long st;
 	size_t i;
 
@@ -182,22 +193,13 @@ give_back(struct agent *a, const char *why)
 		if ((unsigned char)text[i] < 0x20 ||
 		    (unsigned char)text[i] > 0x7e)
 			text[i] = '?';
-	path = xasprintf(PROTO_PATH_JOBS "%lld" PROTO_SUFFIX_RELEASE,
-	    agent_job_id(&a->job));
-	json_object_set_new(req, PROTO_AGENT, json_string(a->conf.name));
-	json_object_set_new(req, PROTO_ATTEMPT,
-	    json_integer(agent_job_attempt(&a->job)));
-	json_object_set_new(req, PROTO_REASON, json_string(text));
-	st = client_post(&a->client, path, req, &resp, &err);
+	st = job_post(a, PROTO_SUFFIX_RELEASE, PROTO_REASON, text, &err);
 	if (st == 200)
 		log_info("job %lld.%d given back: %s", agent_job_id(&a->job),
 		    agent_job_attempt(&a->job), text);
 	else
 		log_warnx("giving job %lld back: %s", agent_job_id(&a->job),
 		    err.len ? err.data : "no answer");
-	json_decref(req);
-	json_decref(resp);
-	free(path);
 	buf_release(&err);
 }
 
