@@ -475,6 +475,10 @@ const struct config_key config_keys[] = {
 	{ "mail", "relay", CONFIG_STR, "", check_relay, 0 },
 	{ "mail", "starttls", CONFIG_BOOL, "true", NULL, 0 },
 	{ "mail", "auth_file", CONFIG_STR, "", NULL, 0 },
+	/* The CAs (PEM) the relay's certificate is verified by; empty: the
+	   system's.  The certificate and the relay's name are always
+	   verified: there is no key to turn that off. */
+	{ "mail", "ca_file", CONFIG_STR, "", NULL, 0 },
 	{ "mail", "sendmail", CONFIG_STR, "/usr/sbin/sendmail -oi", NULL, 0 },
 	/* Empty: <data>/outbox.mbox */
 	{ "mail", "outbox", CONFIG_STR, "", NULL, 0 },

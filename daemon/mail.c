@@ -800,6 +800,7 @@ mail_transport(const struct mail_row *row, int *permanent, struct buf *err)
 		r.port = atoi(c + 1);
 		r.starttls = set->mail.starttls;
 		r.helo = mail_domain();
+		r.ca_file = set->mail.ca_file;
 		if (set->mail.auth_file && smtp_read_auth(set->mail.auth_file,
 		    &user, &pass, err) < 0) {
 			free(host);

@@ -336,6 +336,8 @@ settings_mail(const struct config *c, struct settings *s)
 	s->mail.relay = v && *v ? v : NULL;
 	v = config_str(c, "mail", NULL, "auth_file");
 	s->mail.auth_file = v && *v ? v : NULL;
+	v = config_str(c, "mail", NULL, "ca_file");
+	s->mail.ca_file = v && *v ? v : NULL;
 	s->mail.sendmail = config_str(c, "mail", NULL, "sendmail");
 	v = config_str(c, "mail", NULL, "outbox");
 	s->mail.outbox = v && *v ? v : NULL;

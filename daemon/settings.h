@@ -123,6 +123,7 @@ struct settings {
 	struct {
 		const char	*send;		/* none outbox smtp sendmail */
 		const char	*from, *relay, *auth_file, *sendmail;
+		const char	*ca_file;	/* NULL: the system's CAs */
 		const char	*outbox;	/* NULL: <data>/outbox.mbox */
 		const char	*public_url;	/* NULL: http://listen:port/ */
 		const char	*reply;		/* submissions' default */

@@ -91,6 +91,10 @@ smtp_send(const struct smtp_relay *r, const char *from,
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)SMTP_TIMEOUT);
 	curl_easy_setopt(c, CURLOPT_USE_SSL, r->starttls ? (long)CURLUSESSL_ALL :
 	    (long)CURLUSESSL_NONE);
+	/* libcurl verifies the peer and its name by default; only where it
+	   finds the CAs is ours to say */
+	if (r->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, r->ca_file);
 	if (r->user) {
 		curl_easy_setopt(c, CURLOPT_USERNAME, r->user);
 		curl_easy_setopt(c, CURLOPT_PASSWORD, r->password ?
@@ -114,11 +118,22 @@ smtp_send(const struct smtp_relay *r, const char *from,
 
 		while (l && (cerr[l - 1] == '\n' || cerr[l - 1] == '\r'))
 			cerr[--l] = '\0';
-		if (code >= 500 && code < 600)
+		/* a 5xx refuses the message; a refused login or STARTTLS is
+		   this side's configuration, and the message goes once that
+		   is fixed */
+		if (code >= 500 && code < 600 && cr != CURLE_LOGIN_DENIED &&
+		    cr != CURLE_USE_SSL_FAILED)
 			*permanent = 1;
-		if (code && strtol(reply.line, NULL, 10) == code)
+		/* a refused login says so: the relay's 535 alone reads as
+		   if it refused the message */
+		if (cr == CURLE_LOGIN_DENIED)
+			buf_addf(err, "AUTH as %s refused: ", r->user ?
+			    r->user : "(none)");
+		/* the relay's words only when they refuse (4xx, 5xx): after
+		   a TLS failure the last reply is "220 TLS go ahead" */
+		if (code >= 400 && strtol(reply.line, NULL, 10) == code)
 			buf_addstr(err, reply.line);
-		else if (code)
+		else if (code >= 400)
 			buf_addf(err, "%ld %s", code, l ? cerr :
 			    curl_easy_strerror(cr));
 		else

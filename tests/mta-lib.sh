@@ -12,7 +12,14 @@
 #                       MTA_DOMAINS, "example.org" by default, the
 #                       domains it takes mail for, "*" for every one:
 #                       tools/demo-lore's, so that a reply to any author
-#                       lands in the box and nothing is refused)
+#                       lands in the box and nothing is refused;
+#                       MTA_SUBMISSION=yes: a second port, MTA_SUBMIT_PORT,
+#                       as a provider's 587: STARTTLS with a self-signed
+#                       certificate made here ($MTA_CERT, for 127.0.0.1
+#                       and localhost), AUTH PLAIN and LOGIN offered only
+#                       inside TLS and required for every recipient,
+#                       checked against $T/mta/passwd, which holds the
+#                       user MTA_USER with the password MTA_PASSWORD)
 #   mta_send FILE       one message to its To/Cc over SMTP (curl)
 #   mta_refuse on|off   temporarily refuse every message after DATA (451)
 #   mta_stop            (also run at exit)
@@ -33,11 +40,66 @@
 # of a delivered message is a 404.
 MTA_PID=
 MTA_HUPPER=
+MTA_SUBMIT_PORT=
+MTA_CERT=
+MTA_USER=kperfci
+MTA_PASSWORD=not-secret-smtp-password
+
+# The submission port's parts of exim.conf (empty without MTA_SUBMISSION):
+# main settings, the ACL's first statement, the authenticators.
+_mta_submission() {
+	MTA_SUBMIT_PORT=$(free_port)
+	MTA_CERT=$T/mta/cert.pem
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+	    -addext "subjectAltName = IP:127.0.0.1, DNS:localhost" \
+	    -keyout "$T/mta/key.pem" -out "$MTA_CERT" >/dev/null 2>&1 ||
+	    return 1
+	printf '%s: %s\n' "$MTA_USER" "$MTA_PASSWORD" >"$T/mta/passwd"
+	chown Debian-exim "$T/mta/key.pem" "$T/mta/passwd" || return 1
+	chmod 600 "$T/mta/key.pem" "$T/mta/passwd"
+	cat >"$T/mta/tls.conf" <<TLS
+tls_certificate = $MTA_CERT
+tls_privatekey = $T/mta/key.pem
+tls_advertise_hosts = *
+TLS
+	cat >"$T/mta/acl.conf" <<ACL
+  deny condition = \${if eq{\$received_port}{$MTA_SUBMIT_PORT}}
+       !encrypted = *
+       message = STARTTLS first
+  deny condition = \${if eq{\$received_port}{$MTA_SUBMIT_PORT}}
+       !authenticated = *
+       message = authentication required
+ACL
+	# a user missing from the file fails the expansion: AUTH fails
+	cat >"$T/mta/auth.conf" <<AUTH
+begin authenticators
+plain:
+  driver = plaintext
+  public_name = PLAIN
+  server_prompts = :
+  server_advertise_condition = \${if def:tls_in_cipher}
+  server_condition = \${if eq{\$auth3}{\${lookup{\$auth2}lsearch{$T/mta/passwd}{\$value}fail}}}
+  server_set_id = \$auth2
+login:
+  driver = plaintext
+  public_name = LOGIN
+  server_prompts = Username:: : Password::
+  server_advertise_condition = \${if def:tls_in_cipher}
+  server_condition = \${if eq{\$auth2}{\${lookup{\$auth1}lsearch{$T/mta/passwd}{\$value}fail}}}
+  server_set_id = \$auth1
+AUTH
+}
 
 mta_start() {
 	command -v exim4 >/dev/null || return 1
 	mkdir -p "$T/mta/spool" "$T/mta/log" "$T/mta/box" || return 1
 	MTA_PORT=$(free_port)
+	: >"$T/mta/tls.conf"
+	: >"$T/mta/acl.conf"
+	: >"$T/mta/auth.conf"
+	if [ "${MTA_SUBMISSION:-}" = yes ]; then
+		_mta_submission || return 1
+	fi
 	cat >"$T/mta/deliver" <<DELIVER
 #!/bin/sh
 # one message into the inbox, then into the extindex the search reads;
@@ -51,14 +113,16 @@ primary_hostname = mta.example.org
 spool_directory = $T/mta/spool
 log_file_path = $T/mta/log/%slog
 pid_file_path = $T/mta/exim.pid
-daemon_smtp_ports = $MTA_PORT
+daemon_smtp_ports = $MTA_PORT${MTA_SUBMIT_PORT:+ : $MTA_SUBMIT_PORT}
 local_interfaces = 127.0.0.1
 domainlist local_domains = ${MTA_DOMAINS:-example.org}
 acl_smtp_rcpt = acl_rcpt
 acl_smtp_data = acl_data
 message_size_limit = 10M
+$(cat "$T/mta/tls.conf")
 begin acl
 acl_rcpt:
+$(cat "$T/mta/acl.conf")
   accept domains = +local_domains
   deny message = relay not permitted
 acl_data:
@@ -91,6 +155,7 @@ box:
   user = Debian-exim
 begin retry
 * * F,1h,1m
+$(cat "$T/mta/auth.conf")
 CONF
 	chmod 755 "$T"
 	chown -R Debian-exim "$T/pi" "$T/mta/spool" "$T/mta/log" "$T/mta/box" ||
