@@ -10,7 +10,10 @@
 #     certificate, a wrong password in auth_file keeps it queued with the
 #     relay's 535 (never "sent", never "failed"); the password fixed in
 #     the file, it goes at the next retry, over TLS and authenticated
-#     (Exim's log says both), once into the thread.
+#     (Exim's log says both), once into the thread;
+#   - send = sendmail (Exim's own sendmail interface, argv, no shell):
+#     the next answer lands in the thread and in the author's mailbox
+#     once.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/fake-kernel.sh"
@@ -143,4 +146,31 @@ like ' A=(plain|login):kperfci ' "$T/accepted" \
 ok "it lands in the thread" wait_thread '^In-Reply-To: <cmd-1@' 120
 ok "stop" kd_stop
 
+# ---- send = sendmail: Exim's own sendmail interface --------------------
+# kperfci appends -f FROM -- RCPT... and writes the message on stdin
+kd_config "$TREE\n$MAIL\nsend = sendmail\nsendmail = /usr/sbin/exim4 -C $T/mta/exim.conf -oi"
+ok "restart with send = sendmail" kd_start
+command_mail 2 "And again.
+
+#kperfci cancel"
+ok "the answer is sent through sendmail" wait_answer 2 .state 120 sent
+like "<= kperfci@example.org U=root P=local .*id=kperfci\.answer" \
+    "$T/mta/log/mainlog" "Exim's log: a local submission (its sendmail)"
+ok "it lands in the thread" wait_thread '^In-Reply-To: <cmd-2@' 120
+box_has() {	# box_has N: the author's copy of the answer to cmd-N came
+	end=$(($(date +%s) + 60))
+	until grep -q "^In-Reply-To: <cmd-$1@" "$T/mta/box/all" 2>/dev/null
+	do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+ok "and in the author's mailbox" box_has 2
+sleep 2
+is "$(in_thread '^In-Reply-To: <cmd-2@')" 1 "once in the thread"
+is "$(grep -c '^In-Reply-To: <cmd-2@' "$T/mta/box/all")" 1 \
+    "once in the mailbox"
+is "$(in_thread '^In-Reply-To: <cmd-1@')" 1 \
+    "the first answer is still there once"
+ok "stop" kd_stop
 test_done
