@@ -1,0 +1,142 @@
+#!/bin/sh
+# t2820-mail-commands: "#kperfci retest" and "#kperfci test base REV" in
+# replies, with the real daemon, a real Exim and the real local lore.  A
+# series is submitted by its URL; its thread is read by the daemon ([mail]
+# thread_poll).  Then:
+#   - "#kperfci retest" starts one new run of the series, and is answered
+#     in the thread with it ("Accepted: series N");
+#   - "#kperfci test base REV" starts one run on that base (the series'
+#     requested base), answered the same way; a base that is no revision
+#     starts nothing and is answered with why;
+#   - each command is acted on once, however often its thread is read.
+. "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/daemon-lib.sh"
+. "$SRC/tests/fake-kernel.sh"
+. "$SRC/tests/pi-lib.sh"
+. "$SRC/tests/mta-lib.sh"
+
+command -v exim4 >/dev/null || skip_all "exim4 not installed (tools/packages.txt)"
+[ "$(id -u)" = 0 ] || skip_all "the test MTA delivers as Debian-exim: run as root"
+chmod 755 "$T"
+
+R=$T/tree
+fake_kernel_tree "$R" || exit 1
+BASE=$(git -C "$R" rev-parse HEAD)
+
+git clone -q "$R" "$T/work"
+sed -i 's/^10$/ten/' "$T/work/mm/swap.c"
+export GIT_AUTHOR_NAME="Dev Eloper" GIT_AUTHOR_EMAIL=dev@example.org
+export GIT_COMMITTER_NAME="Dev Eloper" GIT_COMMITTER_EMAIL=dev@example.org
+git -C "$T/work" commit -qam "mm/swap: batch the thing"
+git -C "$T/work" format-patch -q --cover-letter --thread=shallow \
+    --base="$BASE" --to=linux-mm@example.org \
+    --from="Dev Eloper <dev@example.org>" -o "$T/series" -1
+sed -i 's/\*\*\* SUBJECT HERE \*\*\*/mm: batch the thing/' \
+    "$T"/series/0000-*.patch
+COVER=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0000-*.patch)
+P1=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0001-*.patch)
+
+pi_start linux-mm || { echo "Bail out! public-inbox did not start"; exit 1; }
+ok "a real MTA (Exim) delivers into the lore" mta_start
+for f in "$T"/series/*.patch; do mta_send "$f"; done
+ok "the series reached the list through the MTA" wait_http \
+    "${PI_URL}linux-mm/$P1/raw" 60
+
+CONF="[lore]\nallow = $PI_URL\n[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 30\njobs = 2\n[mail]\nsend = smtp\nrelay = 127.0.0.1:$MTA_PORT\nstarttls = false\nfrom = kperfci <kperfci@example.org>\npublic_url = http://ci.example.org/\nretry = 1\nthread_poll = 1"
+kd_config "$CONF"
+ok "daemon starts" kd_start
+is "$(curl -s -o "$T/u.json" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' \
+    -d "{\"url\": \"${PI_URL}linux-mm/$COVER/\"}" "$KD_URL/api/v1/series")" \
+    202 "the series is submitted by its URL"
+U=$(jq -r .id "$T/u.json")
+
+command_mail() {	# command_mail N TEXT: a reply from the author, N its id
+	cat >"$T/cmd.eml" <<EOF
+From: Dev Eloper <dev@example.org>
+To: linux-mm@example.org
+Subject: Re: [PATCH 0/1] mm: batch the thing
+Date: $(date -R)
+Message-ID: <cmd-$1@example.org>
+In-Reply-To: <$COVER>
+References: <$COVER>
+
+$2
+EOF
+	mta_send "$T/cmd.eml"
+}
+nseries() {
+	curl -s "$KD_URL/api/v1/series" | jq '.series | length'
+}
+answer() {	# answer N JQ: a field of the answer to <cmd-N@example.org>
+	for id in $(seq 1 20); do
+		curl -s "$KD_URL/api/v1/mail/$id"
+	done | jq -rs "[.[] | select(.kind == \"answer\" and (.message |
+	    contains(\"In-Reply-To: <cmd-$1@example.org>\")))][0] | $2"
+}
+wait_answer() {	# wait_answer N JQ SECONDS WANT
+	end=$(($(date +%s) + $3))
+	while :; do
+		got=$(answer "$1" "$2")
+		[ "$got" = "$4" ] && return 0
+		[ "$(date +%s)" -lt "$end" ] || break
+		sleep 0.5
+	done
+	echo "# the answer to cmd-$1: $2 is '$got', not '$4'"
+	return 1
+}
+in_thread() {	# in_thread PATTERN: how many messages of the thread match
+	curl -s "${PI_URL}linux-mm/$COVER/t.mbox.gz" | gzip -dc |
+	    grep -c -- "$1"
+}
+wait_thread() {	# wait_thread PATTERN SECONDS: until the thread has it
+	end=$(($(date +%s) + $2))
+	until [ "$(in_thread "$1")" -gt 0 ]; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+# ---- #kperfci retest -----------------------------------------------------
+command_mail 1 "Please run it again.
+
+#kperfci retest"
+ok "the retest starts a new run" wait_field "$KD_URL/api/v1/series" \
+    '.series | length' 60 2
+RT=$(curl -s "$KD_URL/api/v1/series" | jq -r '.series[0].id')
+is "$(curl -s "$KD_URL/api/v1/series/$RT" | jq -r .msgid)" "$COVER" \
+    "of the same series (its thread's root)"
+ok "it is answered" wait_answer 1 .state 60 sent
+ok "in the thread" wait_thread '^In-Reply-To: <cmd-1@' 120
+curl -s "${PI_URL}linux-mm/$COVER/t.mbox.gz" | gzip -dc >"$T/t.mbox"
+like "Accepted: series $RT runs \"#kperfci retest\"" "$T/t.mbox" \
+    "accepted, with the new run's number"
+
+# ---- #kperfci test base REV -----------------------------------------------
+command_mail 2 "And on the base itself, please.
+
+#kperfci test base $BASE"
+ok "the test starts a run" wait_field "$KD_URL/api/v1/series" \
+    '.series | length' 60 3
+TB=$(curl -s "$KD_URL/api/v1/series" | jq -r '.series[0].id')
+is "$(curl -s "$KD_URL/api/v1/series/$TB" | jq -r .requested_base)" "$BASE" \
+    "on the base the command named"
+ok "it is answered in the thread" wait_thread '^In-Reply-To: <cmd-2@' 120
+# the answer's lines joined: a long line wraps with a two-space indent
+curl -s "${PI_URL}linux-mm/$COVER/t.mbox.gz" | gzip -dc | tr '\n' ' ' |
+    tr -s ' ' >"$T/t.joined"
+like "Accepted: series $TB runs \"#kperfci test base $BASE\"" "$T/t.joined" \
+    "accepted, with the new run's number"
+
+command_mail 3 "#kperfci test base v6.1..v6.2"
+ok "a base that is no revision is answered with why" wait_answer 3 \
+    '.message // ""  | test("Not accepted: base .*v6.1..v6.2.* is not a valid git")' \
+    60 true
+ok "and sent" wait_answer 3 .state 60 sent
+sleep 3
+is "$(nseries)" 3 "it started nothing; each command was acted on once"
+is "$(sqlite3 "$T/var/kperfci.db" "SELECT COUNT(*) FROM mail WHERE kind = 'answer'")" 3 \
+    "one answer each, however often the thread was read"
+
+ok "stop" kd_stop
+test_done
