@@ -491,7 +491,9 @@ const struct config_key config_keys[] = {
 	   Nobody outside the thread's From/To/Cc is ever mailed. */
 	{ "mail", "cc", CONFIG_LIST, NULL, NULL, 0 },
 	{ "mail", "cc_max", CONFIG_INT, "8", check_positive, 0 },
-	/* Mails a day to one list and to one address; the rest waits. */
+	/* Mails a day (results, regressions, answers to commands) to one
+	   list and to one address, the list's own address among them; the
+	   rest is not sent ("skipped", with the cap as the reason). */
 	{ "mail", "per_day_list", CONFIG_INT, "50", check_positive, 0 },
 	{ "mail", "per_day_recipient", CONFIG_INT, "10", check_positive, 0 },
 	/* Seconds before the first retry of a relay that is down (doubling,

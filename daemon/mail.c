@@ -1102,10 +1102,12 @@ out:
 	free(who);
 }
 
-/* Queues the answer to a command message (root: the command). */
+/* Queues the answer to a command message (root: the command) read on
+   list, within the per-day caps like every other mail: a flood of
+   commands (From: is not proof) gets answers up to the caps only. */
 static void
 mail_answer(struct db *db, const struct mail_root *cmdmsg, long long sid,
-    const char *text)
+    const char *list, const char *text)
 {
 	struct mail_row m = { 0 };
 	struct buf msg = BUF_INIT(MAIL_MAX_BYTES), rcpt = BUF_INIT(0);
@@ -1135,6 +1137,11 @@ mail_answer(struct db *db, const struct mail_root *cmdmsg, long long sid,
 	m.message = msg.data;
 	if (!skip && !mail_on())
 		skip = "[mail] send = none";
+	if (!skip)
+		skip = mail_over_cap(db, rcpt.data, list);
+	if (skip)
+		log_info("mail: no answer to <%s>: %s", cmdmsg->msgid, skip);
+	m.list = (char *)list;
 	m.state = skip ? "skipped" : "queued";
 	m.reason = (char *)skip;
 	if (db_mail_add(db, &m, time(NULL), &added) == 0 && added)
@@ -1208,7 +1215,7 @@ mail_watch_reply(struct db *db, const char *watch, const char *base,
 	    NULL, ans.data, nid, time(NULL));
 	log_info("mail: command <%s> from %s: %s", msgid, sender, ans.data);
 	if (sid && mail_may_command(sender, &s))
-		mail_answer(db, &m, nid ? nid : sid, ans.data);
+		mail_answer(db, &m, nid ? nid : sid, list, ans.data);
 	else if (sid)
 		log_info("mail: no answer to %s (not allowed to command)",
 		    sender);

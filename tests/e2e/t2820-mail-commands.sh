@@ -1,14 +1,22 @@
 #!/bin/sh
 # t2820-mail-commands: "#kperfci retest" and "#kperfci test base REV" in
-# replies, with the real daemon, a real Exim and the real local lore.  A
-# series is submitted by its URL; its thread is read by the daemon ([mail]
-# thread_poll).  Then:
+# replies, and the per-day caps on their answers, with the real daemon, a
+# real Exim and the real local lore.  A series is submitted by its URL;
+# its thread is read by the daemon ([mail] thread_poll).  Then:
 #   - "#kperfci retest" starts one new run of the series, and is answered
 #     in the thread with it ("Accepted: series N");
 #   - "#kperfci test base REV" starts one run on that base (the series'
 #     requested base), answered the same way; a base that is no revision
 #     starts nothing and is answered with why;
-#   - each command is acted on once, however often its thread is read.
+#   - each command is acted on once, however often its thread is read;
+#   - per_day_recipient: with three mails to the author today, the answer
+#     to a fourth command is not sent ("skipped", the cap as the reason):
+#     not in the thread, not in anyone's mailbox;
+#   - per_day_list: the same for a list's cap, after a restart that
+#     lifts the recipient's.
+# The caps are those of every mail (results, regressions), checked by
+# the same function when a row is rendered; answers are the cheapest
+# mail to make.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/fake-kernel.sh"
@@ -43,7 +51,7 @@ ok "the series reached the list through the MTA" wait_http \
     "${PI_URL}linux-mm/$P1/raw" 60
 
 CONF="[lore]\nallow = $PI_URL\n[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 30\njobs = 2\n[mail]\nsend = smtp\nrelay = 127.0.0.1:$MTA_PORT\nstarttls = false\nfrom = kperfci <kperfci@example.org>\npublic_url = http://ci.example.org/\nretry = 1\nthread_poll = 1"
-kd_config "$CONF"
+kd_config "$CONF\nper_day_recipient = 3\nper_day_list = 10"
 ok "daemon starts" kd_start
 is "$(curl -s -o "$T/u.json" -w '%{http_code}' -X POST \
     -H 'Content-Type: application/json' \
@@ -96,6 +104,9 @@ wait_thread() {	# wait_thread PATTERN SECONDS: until the thread has it
 		sleep 0.5
 	done
 }
+in_box() {	# in_box PATTERN: how many lines of every mailbox match
+	cat "$T/mta/box/all" 2>/dev/null | grep -c -- "$1"
+}
 
 # ---- #kperfci retest -----------------------------------------------------
 command_mail 1 "Please run it again.
@@ -138,5 +149,29 @@ is "$(nseries)" 3 "it started nothing; each command was acted on once"
 is "$(sqlite3 "$T/var/kperfci.db" "SELECT COUNT(*) FROM mail WHERE kind = 'answer'")" 3 \
     "one answer each, however often the thread was read"
 
+# ---- per_day_recipient ---------------------------------------------------
+# three mails to dev@example.org today: the fourth answer is over the cap
+command_mail 4 "#kperfci cancel"
+ok "the command is still obeyed" kd_wait_series "$TB" 60 cancelled
+ok "its answer is not sent: per_day_recipient" wait_answer 4 '.reason // ""' \
+    60 "3 mails to dev@example.org today, the per_day_recipient cap"
+is "$(answer 4 .state)" skipped "it is skipped, with the cap as the reason"
 ok "stop" kd_stop
+ok "the first three answers are in the thread" wait_thread \
+    '^In-Reply-To: <cmd-3@' 120
+sleep 3
+is "$(in_thread '^In-Reply-To: <cmd-4@')" 0 "the fourth is not"
+is "$(in_box '^In-Reply-To: <cmd-4@')" 0 "nor in anyone's mailbox"
+
+# ---- per_day_list ----------------------------------------------------------
+kd_config "$CONF\nper_day_recipient = 10\nper_day_list = 3"
+ok "restart: the recipient's cap lifted, the list's at 3" kd_start
+command_mail 5 "#kperfci cancel"
+ok "the answer is not sent: per_day_list" wait_answer 5 '.reason // ""' 60 \
+    "3 mails to linux-mm today, the per_day_list cap"
+is "$(answer 5 .state)" skipped "skipped"
+ok "stop" kd_stop
+sleep 3
+is "$(in_thread '^In-Reply-To: <cmd-5@')" 0 "not in the thread"
+is "$(in_box '^In-Reply-To: <cmd-5@')" 0 "nor in anyone's mailbox"
 test_done
