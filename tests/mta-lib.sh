@@ -22,6 +22,10 @@
 #                       user MTA_USER with the password MTA_PASSWORD)
 #   mta_send FILE       one message to its To/Cc over SMTP (curl)
 #   mta_refuse on|off   temporarily refuse every message after DATA (451)
+#   mta_idle [SECONDS]  until the queue is empty: every message taken so
+#                       far delivered to every recipient (60 s at most by
+#                       default); a lore delivery (public-inbox-mda, then
+#                       the extindex) takes many seconds on a busy machine
 #   mta_stop            (also run at exit)
 #
 # The deliveries run as Debian-exim (exim drops root for a -C config),
@@ -197,6 +201,16 @@ mta_send() {
 
 mta_refuse() {
 	if [ "$1" = on ]; then : >"$T/mta/refuse"; else rm -f "$T/mta/refuse"; fi
+}
+
+mta_idle() {
+	_mi_end=$(($(date +%s) + ${1:-60}))
+	while [ "$(exim4 -C "$T/mta/exim.conf" -bpc 2>/dev/null)" != 0 ]; do
+		[ "$(date +%s)" -lt "$_mi_end" ] || return 1
+		sleep 0.2
+	done
+	# the httpd re-reads the extindex on the next HUP (every second)
+	sleep 1.5
 }
 
 mta_stop() {

@@ -166,7 +166,7 @@ box_has() {	# box_has N: the author's copy of the answer to cmd-N came
 	done
 }
 ok "and in the author's mailbox" box_has 2
-sleep 2
+mta_idle 120
 is "$(in_thread '^In-Reply-To: <cmd-2@')" 1 "once in the thread"
 is "$(grep -c '^In-Reply-To: <cmd-2@' "$T/mta/box/all")" 1 \
     "once in the mailbox"

@@ -159,7 +159,7 @@ is "$(answer 4 .state)" skipped "it is skipped, with the cap as the reason"
 ok "stop" kd_stop
 ok "the first three answers are in the thread" wait_thread \
     '^In-Reply-To: <cmd-3@' 120
-sleep 3
+mta_idle 120
 is "$(in_thread '^In-Reply-To: <cmd-4@')" 0 "the fourth is not"
 is "$(in_box '^In-Reply-To: <cmd-4@')" 0 "nor in anyone's mailbox"
 
@@ -171,7 +171,7 @@ ok "the answer is not sent: per_day_list" wait_answer 5 '.reason // ""' 60 \
     "3 mails to linux-mm today, the per_day_list cap"
 is "$(answer 5 .state)" skipped "skipped"
 ok "stop" kd_stop
-sleep 3
+mta_idle 120
 is "$(in_thread '^In-Reply-To: <cmd-5@')" 0 "not in the thread"
 is "$(in_box '^In-Reply-To: <cmd-5@')" 0 "nor in anyone's mailbox"
 test_done
