@@ -15,8 +15,10 @@
 #                       lands in the box and nothing is refused;
 #                       MTA_SUBMISSION=yes: a second port, MTA_SUBMIT_PORT,
 #                       as a provider's 587: STARTTLS with a self-signed
-#                       certificate made here ($MTA_CERT, for 127.0.0.1
-#                       and localhost), AUTH PLAIN and LOGIN offered only
+#                       certificate made here ($MTA_CERT, for the name
+#                       localhost only: a client that connects to
+#                       127.0.0.1 and checks the name refuses it), AUTH
+#                       PLAIN and LOGIN offered only
 #                       inside TLS and required for every recipient,
 #                       checked against $T/mta/passwd, which holds the
 #                       user MTA_USER with the password MTA_PASSWORD)
@@ -54,8 +56,8 @@ MTA_PASSWORD=not-secret-smtp-password
 _mta_submission() {
 	MTA_SUBMIT_PORT=$(free_port)
 	MTA_CERT=$T/mta/cert.pem
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-	    -addext "subjectAltName = IP:127.0.0.1, DNS:localhost" \
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+	    -addext "subjectAltName = DNS:localhost" \
 	    -keyout "$T/mta/key.pem" -out "$MTA_CERT" >/dev/null 2>&1 ||
 	    return 1
 	printf '%s: %s\n' "$MTA_USER" "$MTA_PASSWORD" >"$T/mta/passwd"

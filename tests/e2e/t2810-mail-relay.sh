@@ -7,7 +7,9 @@
 #     certificate made here, AUTH required, offered only inside TLS):
 #     without ca_file the certificate does not verify, and the answer
 #     stays queued with that reason, never sent; with ca_file naming the
-#     certificate, a wrong password in auth_file keeps it queued with the
+#     certificate (made for localhost), a relay named 127.0.0.1 does not
+#     match it and is refused the same way; named localhost, it is
+#     trusted, and a wrong password in auth_file keeps it queued with the
 #     relay's 535 (never "sent", never "failed"); the password fixed in
 #     the file, it goes at the next retry, over TLS and authenticated
 #     (Exim's log says both), once into the thread;
@@ -52,7 +54,7 @@ ok "the series reached the list through the MTA" wait_http \
 
 MAIL="[mail]\nfrom = kperfci <kperfci@example.org>\npublic_url = http://ci.example.org/\nretry = 1\nthread_poll = 1"
 TREE="[lore]\nallow = $PI_URL\n[tree \"fake\"]\npath = $R\nbranch = master\nconfig = tinyconfig\nfragment = $T/frag.config\n[build]\ntimeout = 30\njobs = 2"
-SMTP="send = smtp\nrelay = 127.0.0.1:$MTA_SUBMIT_PORT\nauth_file = $T/smtp-auth"
+SMTP="send = smtp\nrelay = localhost:$MTA_SUBMIT_PORT\nauth_file = $T/smtp-auth"
 printf '%s:wrong-password\n' "$MTA_USER" >"$T/smtp-auth"
 kd_config "$TREE\n$MAIL\n$SMTP"
 ok "kperfcid -n accepts STARTTLS (the default) with auth_file" \
@@ -95,6 +97,13 @@ wait_answer() {	# wait_answer N JQ SECONDS WANT
 	echo "# the answer to cmd-$1: $2 is '$got', not '$4'"
 	return 1
 }
+wait_log() {	# wait_log ERE: until Exim's main log has a line matching
+	end=$(($(date +%s) + 20))
+	until grep -Eq -- "$1" "$T/mta/log/mainlog"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.3
+	done
+}
 in_thread() {	# in_thread PATTERN: how many messages of the thread match
 	curl -s "${PI_URL}linux-mm/$COVER/t.mbox.gz" | gzip -dc |
 	    grep -c "$1"
@@ -118,22 +127,32 @@ ok "its answer is queued: the self-signed certificate does not verify" \
 is "$(answer 1 '.state | IN("queued", "sending")')" true \
     "it stays queued, not sent, not failed"
 ok "stop" kd_stop
-like 'TLS error on connection from .*127\.0\.0\.1' "$T/mta/log/mainlog" \
-    "Exim's log has the broken handshake"
+ok "Exim's log has the broken handshake" wait_log \
+    'TLS error on connection from .*127\.0\.0\.1'
 is "$(cat "$T/mta/box/all" 2>/dev/null | grep -c '^In-Reply-To: <cmd-1@')" 0 \
     "nothing reached anyone's mailbox"
 
+# ---- and so is the relay's name ---------------------------------------
+kd_config "$TREE\n$MAIL\nsend = smtp\nrelay = 127.0.0.1:$MTA_SUBMIT_PORT\nauth_file = $T/smtp-auth\nca_file = $MTA_CERT"
+ok "restart with ca_file, the relay named by its address" kd_start
+ok "the certificate (for localhost) does not match 127.0.0.1: still queued" \
+    wait_answer 1 '.reason // ""' 60 \
+    "SSL: no alternative certificate subject name matches target host name '127.0.0.1'"
+is "$(answer 1 '.state | IN("queued", "sending")')" true \
+    "not sent, not failed"
+ok "stop" kd_stop
+
 # ---- AUTH: a wrong password is not a refusal of the message -------------
 kd_config "$TREE\n$MAIL\n$SMTP\nca_file = $MTA_CERT"
-ok "restart with ca_file naming the relay's certificate" kd_start
+ok "restart with ca_file, the relay named localhost" kd_start
 ok "the relay refuses the wrong password, and the reason says so" \
     wait_answer 1 '.reason // ""' 60 \
     "AUTH as kperfci refused: 535 Incorrect authentication data"
 sleep 2
 is "$(answer 1 '.state | IN("queued", "sending")')" true \
     "the answer stays queued (a wrong password never marks it sent or failed)"
-like 'authenticator failed .*535 Incorrect authentication data' \
-    "$T/mta/log/mainlog" "Exim's log has the failed login"
+ok "Exim's log has the failed login" wait_log \
+    'authenticator failed .*535 Incorrect authentication data'
 
 printf '%s:%s\n' "$MTA_USER" "$MTA_PASSWORD" >"$T/smtp-auth"
 ok "the password fixed in auth_file, it is sent (no restart)" \
