@@ -208,7 +208,11 @@ mta_refuse() {
 mta_idle() {
 	_mi_end=$(($(date +%s) + ${1:-60}))
 	while [ "$(exim4 -C "$T/mta/exim.conf" -bpc 2>/dev/null)" != 0 ]; do
-		[ "$(date +%s)" -lt "$_mi_end" ] || return 1
+		if [ "$(date +%s)" -ge "$_mi_end" ]; then
+			echo "# mta_idle: the queue did not empty in ${1:-60} s:"
+			exim4 -C "$T/mta/exim.conf" -bp 2>&1 | sed 's/^/#   /'
+			return 1
+		fi
 		sleep 0.2
 	done
 	# the httpd re-reads the extindex on the next HUP (every second)
