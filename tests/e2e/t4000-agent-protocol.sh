@@ -9,7 +9,10 @@
 . "$SRC/tests/daemon-lib.sh"
 . "$SRC/tests/agent-lib.sh"
 
-kd_config "[agents]\nlease = 2\n$(ka_section a1 a2)"
+# A lease of 60 s until the expiry section: under a loaded machine (ASan,
+# the heavy tests beside) the checks between a lease and its upload took
+# more than a 2 s lease.
+kd_config "[agents]\nlease = 60\n$(ka_section a1 a2)"
 ok "daemon starts" kd_start
 
 TOPO='{"sockets":2,"nodes":2,"cpus":4,"cores":4,"cpu_model":"Test CPU","memory_mb":2048,"node_cpus":["0-1","2-3"]}'
@@ -134,7 +137,44 @@ like "KPERFCI console line" "$T/console" "console log served (not replaced by th
 is "$(curl -s -o /dev/null -w '%{http_code}' "$KD_URL/api/v1/jobs/$J1/console?attempt=x")" \
     400 "console with a bad attempt: 400"
 
+# ---- a job given back -------------------------------------------------------
+# The lease is 60 s here: a job queued again at once was given back, not
+# expired, and the attempt's status says so too.
+is "$(api_post /api/v1/jobs "{\"kernel\": $KID}")" 201 "job 3"
+J3=$(jq -r .id "$T/r.json")
+is "$(api_post /api/v1/agents/lease '{"agent":"a1"}' a1)" 200 "a1 leases job 3"
+is "$(jq -r .job.id "$T/r.json")" "$J3" "it is job 3"
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a2","attempt":1,"reason":"x"}' a2)" \
+    409 "a2 gives back a1's job: 409"
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":2,"reason":"x"}' a1)" \
+    409 "a1 gives back another attempt: 409"
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":1}' a1)" \
+    400 "a release without a reason: 400"
+is "$(api_post /api/v1/jobs/$J3/release "$(printf '{"agent":"a1","attempt":1,"reason":"a\\u001b[2Jb"}')" a1)" \
+    400 "a reason with an escape byte: 400"
+curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j.json"
+is "$(jq -r .state "$T/j.json")" leased "refused releases changed nothing"
+is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":1,"reason":"lava-run: Infrastructure error: no device"}' a1)" \
+    200 "a1 gives job 3 back"
+curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j.json"
+is "$(jq -r .state "$T/j.json")" queued "job 3 queued again at once"
+like "given back \\(by a1: lava-run: Infrastructure error: no device\\)" "$T/j.json" \
+    "its reason names the agent and its words"
+is "$(jq -r '.attempts_detail[0].status' "$T/j.json")" released "attempt 1 released"
+is "$(api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1)" 409 \
+    "a heartbeat for the given-back attempt: 409"
+is "$(api_post /api/v1/jobs/$J3/results "$(printf "%s" "$GOOD" | sed 's/"agent":"a1","attempt":1/"agent":"a1","attempt":1/')" a1)" \
+    409 "an upload for it: 409"
+is "$(api_post /api/v1/agents/lease '{"agent":"a2"}' a2)" 200 "a2 leases job 3"
+is "$(jq -r '"\(.job.id) \(.job.attempt)"' "$T/r.json")" "$J3 2" "as attempt 2"
+is "$(api_post /api/v1/jobs/$J3/results "$(printf "%s" "$GOOD" | sed 's/"agent":"a1","attempt":1/"agent":"a2","attempt":2/')" a2)" \
+    200 "and finishes it"
+
 # ---- lease expiry ----------------------------------------------------------
+# the same store under a daemon whose leases last 2 s
+ok "daemon stops for the expiry checks" kd_stop
+kd_config "[agents]\nlease = 2\n$(ka_section a1 a2)"
+ok "daemon restarts with a 2 s lease" kd_start
 is "$(api_post /api/v1/jobs "{\"kernel\": $KID}")" 201 "job 2"
 J2=$(jq -r .id "$T/r.json")
 is "$(api_post /api/v1/agents/lease '{"agent":"a1"}' a1)" 200 "a1 leases job 2"
@@ -156,39 +196,6 @@ is "$(api_post /api/v1/jobs/$J2/results "$(printf "%s" "$GOOD" | sed 's/"attempt
     409 "a1's late upload for attempt 1: 409"
 is "$(api_post /api/v1/jobs/$J2/results "$(printf "%s" "$GOOD" | sed 's/"agent":"a1","attempt":1/"agent":"a2","attempt":2/')" a2)" \
     200 "a2's upload for attempt 2: 200"
-
-# ---- a job given back -------------------------------------------------------
-# The lease here is 2 s: a heartbeat renews it before each step that needs
-# it held, and the attempt's status tells a release from an expiry.
-is "$(api_post /api/v1/jobs "{\"kernel\": $KID}")" 201 "job 3"
-J3=$(jq -r .id "$T/r.json")
-is "$(api_post /api/v1/agents/lease '{"agent":"a1"}' a1)" 200 "a1 leases job 3"
-is "$(jq -r .job.id "$T/r.json")" "$J3" "it is job 3"
-api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1 >/dev/null
-is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a2","attempt":1,"reason":"x"}' a2)" \
-    409 "a2 gives back a1's job: 409"
-is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":2,"reason":"x"}' a1)" \
-    409 "a1 gives back another attempt: 409"
-is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":1}' a1)" \
-    400 "a release without a reason: 400"
-is "$(api_post /api/v1/jobs/$J3/release "$(printf '{"agent":"a1","attempt":1,"reason":"a\\u001b[2Jb"}')" a1)" \
-    400 "a reason with an escape byte: 400"
-curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j.json"
-is "$(jq -r .state "$T/j.json")" leased "refused releases changed nothing"
-api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1 >/dev/null
-is "$(api_post /api/v1/jobs/$J3/release '{"agent":"a1","attempt":1,"reason":"lava-run: Infrastructure error: no device"}' a1)" \
-    200 "a1 gives job 3 back"
-curl -s "$KD_URL/api/v1/jobs/$J3" >"$T/j.json"
-is "$(jq -r .state "$T/j.json")" queued "job 3 queued again at once"
-like "given back \\(by a1: lava-run: Infrastructure error: no device\\)" "$T/j.json" \
-    "its reason names the agent and its words"
-is "$(jq -r '.attempts_detail[0].status' "$T/j.json")" released "attempt 1 released"
-is "$(api_post /api/v1/jobs/$J3/heartbeat '{"agent":"a1","attempt":1}' a1)" 409 \
-    "a heartbeat for the given-back attempt: 409"
-is "$(api_post /api/v1/jobs/$J3/results "$(printf "%s" "$GOOD" | sed 's/"agent":"a1","attempt":1/"agent":"a1","attempt":1/')" a1)" \
-    409 "an upload for it: 409"
-is "$(api_post /api/v1/agents/lease '{"agent":"a2"}' a2)" 200 "a2 leases job 3"
-is "$(jq -r '"\(.job.id) \(.job.attempt)"' "$T/r.json")" "$J3 2" "as attempt 2"
 
 # ---- pages ------------------------------------------------------------------
 curl -s "$KD_URL/agents" >"$T/agents.html"
