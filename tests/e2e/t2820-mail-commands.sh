@@ -27,22 +27,7 @@ command -v exim4 >/dev/null || skip_all "exim4 not installed (tools/packages.txt
 [ "$(id -u)" = 0 ] || skip_all "the test MTA delivers as Debian-exim: run as root"
 chmod 755 "$T"
 
-R=$T/tree
-fake_kernel_tree "$R" || exit 1
-BASE=$(git -C "$R" rev-parse HEAD)
-
-git clone -q "$R" "$T/work"
-sed -i 's/^10$/ten/' "$T/work/mm/swap.c"
-export GIT_AUTHOR_NAME="Dev Eloper" GIT_AUTHOR_EMAIL=dev@example.org
-export GIT_COMMITTER_NAME="Dev Eloper" GIT_COMMITTER_EMAIL=dev@example.org
-git -C "$T/work" commit -qam "mm/swap: batch the thing"
-git -C "$T/work" format-patch -q --cover-letter --thread=shallow \
-    --base="$BASE" --to=linux-mm@example.org \
-    --from="Dev Eloper <dev@example.org>" -o "$T/series" -1
-sed -i 's/\*\*\* SUBJECT HERE \*\*\*/mm: batch the thing/' \
-    "$T"/series/0000-*.patch
-COVER=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0000-*.patch)
-P1=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0001-*.patch)
+fake_kernel_series "$T/tree" "$T/series" || exit 1
 
 pi_start linux-mm || { echo "Bail out! public-inbox did not start"; exit 1; }
 ok "a real MTA (Exim) delivers into the lore" mta_start
