@@ -130,12 +130,12 @@ guest_give_back_reason(const struct guest_run *g, const struct buf *err,
 {
 	char *why;
 
-	if (err->len)
-		why = xasprintf("%s", err->data);
-	else if (g->ended[0])
-		why = xasprintf("%s", g->ended);
-	else
-		why = xasprintf("%s could not be started", g->runner);
+	if (err->len || g->ended[0]) {
+		json_object_set_new(upload, PROTO_REASON, json_string(
+		    err->len ? err->data : g->ended));
+		return;
+	}
+	why = xasprintf("%s could not be started", g->runner);
 	json_object_set_new(upload, PROTO_REASON, json_string(why));
 	free(why);
 }
