@@ -71,6 +71,8 @@ static const struct {
 	{ "[daemon \"x\"]\n", "t.conf:1: section [daemon] takes no name" },
 	{ "[daemon]\nlisten = localhost\n", "t.conf:2: listen address \"localhost\" is not" },
 	{ "[lore]\nallow = ftp://x/\n", "t.conf:2: \"ftp://x/\" is not an http(s) URL" },
+	{ "[sched]\nmax_rows = 0\n", "t.conf:2: max_rows 0 is not in 1..1000000" },
+	{ "[sched]\nmax_rows = lots\n", "t.conf:2: max_rows must be an integer" },
 };
 
 static void
