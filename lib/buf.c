@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
@@ -170,16 +171,20 @@ buf_write_file(const char *path, const void *p, size_t len)
 	char tmp[4096];
 	const char *c = p;
 	ssize_t n;
-	int fd;
+	int fd, e;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path,
-	    (long)getpid()) >= sizeof(tmp)) {
+	/* A name of its own per call: threads of one process writing the
+	   same path (two series publishing one kernel) must not rename each
+	   other's file away. */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
+	    sizeof(tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) == -1)
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
 		return -1;
+	if (fchmod(fd, 0644) == -1)
+		goto fail;
 	while (len > 0) {
 		n = write(fd, c, len);
 		if (n < 0) {
@@ -195,13 +200,17 @@ buf_write_file(const char *path, const void *p, size_t len)
 		goto fail;
 	}
 	if (rename(tmp, path) == -1) {
+		e = errno;
 		unlink(tmp);
+		errno = e;
 		return -1;
 	}
 	return 0;
 fail:
+	e = errno;
 	if (fd != -1)
 		close(fd);
 	unlink(tmp);
+	errno = e;
 	return -1;
 }

@@ -39,7 +39,8 @@ char	*buf_detach(struct buf *, size_t *lenp);
 int	 buf_read_file(struct buf *, const char *path);
 /* Reads everything from fd until EOF. */
 int	 buf_read_fd(struct buf *, int fd);
-/* Writes len bytes to path atomically (tmp file + rename). */
+/* Writes len bytes to path atomically (a temporary file of its own, mode
+   0644, renamed over path): safe from several threads at once. */
 int	 buf_write_file(const char *path, const void *, size_t);
 
 #endif

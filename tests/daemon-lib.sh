@@ -70,7 +70,12 @@ at_exit _kd_cleanup
 kd_wait_series() {
 	_ws_id=$1 _ws_secs=$2
 	shift 2
-	wait_field "$KD_URL/api/v1/series/$_ws_id" .state "$_ws_secs" "$@"
+	wait_field "$KD_URL/api/v1/series/$_ws_id" .state "$_ws_secs" "$@" &&
+	    return 0
+	# what stopped it: a failed series says why
+	echo "# series $_ws_id: error: $(curl -fs "$KD_URL/api/v1/series/$_ws_id" |
+	    jq -r '.error // "(none)"' | head -c 400)"
+	return 1
 }
 
 kd_wait_state() {
