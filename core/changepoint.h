@@ -30,6 +30,8 @@
 #define CHANGEPOINT_DEFAULT_MIN_AFTER	6	/* online: boots to open */
 #define CHANGEPOINT_DEFAULT_LOC_MARGIN	4.0	/* online: z^2 below the best
 						   still a likely first night */
+#define CHANGEPOINT_DEFAULT_EARLY_CV	3.0	/* online: %, the least night
+						   spread of a short baseline */
 
 struct changepoint_opts {
 	double	 alpha;		/* significance of each split */
@@ -52,6 +54,10 @@ struct changepoint_opts {
 				   opens (fewer: suspect at most) */
 	double	 loc_margin;	/* online: the first bad nights kept likely
 				   (z^2 within this of the largest) */
+	double	 early_cv;	/* online, a baseline under min_nights:
+				   its night-to-night spread is taken as at
+				   least this % (0: its own estimate, with
+				   its few degrees of freedom) */
 };
 
 void	changepoint_opts_init(struct changepoint_opts *);

@@ -37,12 +37,15 @@
  *   real  a real machine: 3 rows measured in the same boots (a boot's
  *         effect shared, correlation 0.5-0.9), boot-to-boot noise 1-3 %
  *         (uniform per history), 3 runs per boot with 0.5 % run noise of
- *         which 2-5 % are 10-20 % slow.  The step moves rows 0 and 1.
+ *         which 2-5 % are 10-20 % slow.  The step moves rows 0 and 1;
+ *   night real, and each night's level moved for all its boots and rows
+ *         (a machine state shared by the night: 0.5-2 %, uniform per
+ *         history), which more boots of one night cannot outvote.
  * All: 3 boots per night ([track] boots; online: up to max_boots 9 on a
  * suspect night), higher is better, the step is a drop.
  *
  *	changepoint-nightly MODEL KIND REPS [SEED]
- *	    MODEL emu | gauss | real, KIND flat | step3 | step5
+ *	    MODEL emu | gauss | real | night, KIND flat | step3 | step5
  * prints one line of figures per rule.
  */
 #include <math.h>
@@ -68,12 +71,15 @@ struct model {
 	double	 run_sigma;
 	double	 slow_lo, slow_hi;	/* share of slow runs */
 	double	 rho_lo, rho_hi;	/* boot effect shared by rows */
+	double	 night_lo, night_hi;	/* night sigma, uniform per history */
 };
 
-static const struct model emu = { 1, 0.003, 0.003, 0, 0, 0, 0, 0 };
-static const struct model gauss = { 1, 0.01, 0.03, 0, 0, 0, 0, 0 };
+static const struct model emu = { 1, 0.003, 0.003, 0, 0, 0, 0, 0, 0, 0 };
+static const struct model gauss = { 1, 0.01, 0.03, 0, 0, 0, 0, 0, 0, 0 };
 static const struct model real = { ROWS, 0.01, 0.03, 0.005, 0.02, 0.05,
-    0.5, 0.9 };
+    0.5, 0.9, 0, 0 };
+static const struct model night = { ROWS, 0.01, 0.03, 0.005, 0.02, 0.05,
+    0.5, 0.9, 0.005, 0.02 };
 
 /* mean[r][k], median[r][k]: boot k of row r. */
 struct hist {
@@ -96,7 +102,7 @@ med3(double a, double b, double c)
 
 /* A history's draw of the model's ranges. */
 struct draw {
-	double	 sb, ps, rho;
+	double	 sb, ps, rho, sn;
 };
 
 static void
@@ -105,18 +111,26 @@ draw_init(gsl_rng *g, const struct model *m, struct draw *d)
 	d->sb = m->boot_lo + (m->boot_hi - m->boot_lo) * gsl_rng_uniform(g);
 	d->ps = m->slow_lo + (m->slow_hi - m->slow_lo) * gsl_rng_uniform(g);
 	d->rho = m->rho_lo + (m->rho_hi - m->rho_lo) * gsl_rng_uniform(g);
+	d->sn = m->night_lo + (m->night_hi - m->night_lo) * gsl_rng_uniform(g);
+}
+
+/* A night's level, shared by its boots and rows (the machine's state). */
+static double
+gen_night(gsl_rng *g, const struct draw *d)
+{
+	return d->sn > 0 ? 1 + d->sn * gsl_ran_gaussian(g, 1) : 1;
 }
 
 /* One boot of every row on a kernel moved by step (rows 0 and 1). */
 static void
 gen_boot(gsl_rng *g, const struct model *m, const struct draw *d,
-    double step, double *mean, double *median)
+    double nl, double step, double *mean, double *median)
 {
 	double z0 = gsl_ran_gaussian(g, 1);
 	int r, j;
 
 	for (r = 0; r < m->rows; r++) {
-		double lv = 1000, e, run[RUNS], sum = 0;
+		double lv = 1000 * nl, e, run[RUNS], sum = 0;
 
 		if (r < 2)
 			lv *= 1 - step;
@@ -147,9 +161,11 @@ gen(gsl_rng *g, const struct model *m, long step_night, double step,
 	draw_init(g, m, &d);
 	h->rows = m->rows;
 	for (i = 0; i < NIGHTS; i++) {
+		double nl = gen_night(g, &d);
+
 		h->start[i] = k;
 		for (b = 0; b < BOOTS; b++, k++) {
-			gen_boot(g, m, &d, step_night >= 0 &&
+			gen_boot(g, m, &d, nl, step_night >= 0 &&
 			    (long)i >= step_night ? step : 0, mean, median);
 			for (r = 0; r < m->rows; r++) {
 				h->mean[r][k] = mean[r];
@@ -315,6 +331,7 @@ run_online(gsl_rng *g, const struct model *m, long step_night, double step,
 	opened_init(op);
 	*rows_alarmed = 0;
 	for (t = 0; t <= last; t++) {
+		double nl = gen_night(g, &d);
 		int nb = 0;
 
 		start[t] = k;
@@ -325,7 +342,7 @@ run_online(gsl_rng *g, const struct model *m, long step_night, double step,
 			double zbest = 0;
 
 			for (b = 0; b < BOOTS && nb < maxb; b++, nb++, k++) {
-				gen_boot(g, m, &d, step_night >= 0 &&
+				gen_boot(g, m, &d, nl, step_night >= 0 &&
 				    (long)t >= step_night ? step : 0, mean,
 				    median);
 				for (r = 0; r < m->rows; r++)
@@ -468,12 +485,12 @@ main(int argc, char **argv)
 	int reps, i, n, ra;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: changepoint-nightly emu|gauss|real "
-		    "flat|step3|step5 REPS [SEED]\n");
+		fprintf(stderr, "usage: changepoint-nightly emu|gauss|real|"
+		    "night flat|step3|step5 REPS [SEED]\n");
 		return 2;
 	}
 	m = !strcmp(argv[1], "real") ? &real : !strcmp(argv[1], "gauss") ?
-	    &gauss : &emu;
+	    &gauss : !strcmp(argv[1], "night") ? &night : &emu;
 	step = !strcmp(argv[2], "step3") ? 0.03 : !strcmp(argv[2], "step5") ?
 	    0.05 : 0;
 	reps = atoi(argv[3]);

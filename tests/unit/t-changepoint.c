@@ -408,6 +408,79 @@ test_online(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * A young track (t7500's): two baseline nights 1.4 % apart in 0.3 %
+ * boot noise (the F test sees a night spread, of one degree of freedom),
+ * then a -24 % night.  With that df a t can never reach the early p: the
+ * regression stayed suspect forever.  The short baseline's spread is
+ * taken as at least early_cv % instead; a -5 % night still waits; and
+ * young flat histories whose nights spread more than their boots (where
+ * two agreeing nights let an ordinary third one open) stay quiet.
+ */
+static void
+test_online_young(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	static const double night[4] = { 1.0, 1.014, 0.76, 0.76 };
+	struct changepoint_alarm a;
+	struct changepoint_opts o;
+	struct hist h;
+	char err[128];
+	size_t i, b, k = 0, t, opened = 0;
+
+	gsl_rng_set(r, 29);
+	changepoint_opts_init(&o);
+	for (i = 0; i < 4; i++) {
+		h.start[i] = k;
+		for (b = 0; b < 3; b++)
+			h.v[k++] = 14076 * night[i] *
+			    (1 + 0.003 * gsl_ran_gaussian(r, 1));
+	}
+	h.start[4] = k;
+	h.n = 4;
+	changepoint_online(h.v, h.start, h.n, 0, &o, 1, &a, err, sizeof(err));
+	is_int(a.state, CHANGEPOINT_OPEN, "2 baseline nights 1.4 %% apart, "
+	    "then -24 %% for 2 nights: it opens (p %.2g)", a.c.p_value);
+	is_int(a.c.night, 2, "dated to the first bad night");
+	ok(a.c.ci_lo < -15 && a.c.ci_hi < -10, "its interval [%.1f, %.1f] %% "
+	    "holds the 3 %% floor of the night spread", a.c.ci_lo, a.c.ci_hi);
+	o.early_cv = 0;
+	changepoint_online(h.v, h.start, h.n, 0, &o, 1, &a, err, sizeof(err));
+	ok(a.state != CHANGEPOINT_OPEN, "without the floor: never (p %.2g, "
+	    "one degree of freedom)", a.c.p_value);
+	changepoint_opts_init(&o);
+	for (i = h.start[2]; i < h.start[4]; i++)
+		h.v[i] *= 0.95 / 0.76;
+	changepoint_online(h.v, h.start, h.n, 0, &o, 1, &a, err, sizeof(err));
+	ok(a.state != CHANGEPOINT_OPEN, "-5 %% after such a baseline: not "
+	    "yet (%s)", a.state == CHANGEPOINT_SUSPECT ? "suspect" : "none");
+	/* young flat histories with a real night spread (2 % a night, 1 %
+	   a boot), re-judged after every night up to min_nights: none opens */
+	for (i = 0; i < 200; i++) {
+		k = 0;
+		for (t = 0; t < 8; t++) {
+			double lv = 1000 * (1 + 0.02 * gsl_ran_gaussian(r, 1));
+
+			h.start[t] = k;
+			for (b = 0; b < 3; b++)
+				h.v[k++] = lv * (1 + 0.01 *
+				    gsl_ran_gaussian(r, 1));
+		}
+		h.start[8] = k;
+		for (t = 3; t <= 8; t++) {
+			if (changepoint_online(h.v, h.start, t, 0, &o, 1, &a,
+			    err, sizeof(err)) == 0 &&
+			    a.state == CHANGEPOINT_OPEN) {
+				opened++;
+				break;
+			}
+		}
+	}
+	ok(opened <= 2, "flat, 2 %% night and 1 %% boot spread, nights 3..8 "
+	    "re-judged: %zu of 200 young histories open one", opened);
+	gsl_rng_free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -419,6 +492,7 @@ main(int argc, char **argv)
 	test_deterministic();
 	test_nightly();
 	test_online();
+	test_online_young();
 	test_rates();
 	return tap_done();
 }
