@@ -13,7 +13,8 @@
 # found by night s+3 >= 95 %, a 5 % step by night s+2 >= 95 %.
 #
 # KPERFCI_CHANGEPOINT_BENCH_REPS (default 1000) histories per line; two
-# lines run at a time (about 4 minutes on 2 cores at the default).
+# lines run at a time (12 lines; at 500 histories a line about 12 minutes
+# on 2 cores).
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 : "${KPERFCI_BENCH:=$SRC/build/std/bench}"
