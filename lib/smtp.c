@@ -1,8 +1,10 @@
 /*
  * smtp: one message to an SMTP relay through libcurl (smtp.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -73,6 +75,11 @@ smtp_send(const struct smtp_relay *r, const char *from,
 	int rc = -1;
 
 	*permanent = 0;
+	/* curl says only "problem with the SSL CA cert (path? access
+	   rights?)": the file is named here, and the message waits */
+	if (r->ca_file && access(r->ca_file, R_OK) != 0)
+		return buf_addf(err, "[mail] ca_file %s: %s", r->ca_file,
+		    strerror(errno)), -1;
 	if (!(c = curl_easy_init()))
 		return buf_addstr(err, "curl_easy_init failed"), -1;
 	url = xasprintf("smtp://%s:%d/%s", r->host, r->port,

@@ -16,6 +16,7 @@
 #include "daemon/report.h"
 #include "daemon/report_mail.h"
 #include "lib/buf.h"
+#include "lib/smtp.h"
 #include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
@@ -307,10 +308,30 @@ test_body(void)
 	buf_release(&err);
 }
 
+/* A [mail] ca_file that cannot be read: named, and the message waits
+   (not refused for good) without a connection tried. */
+static void
+test_smtp_ca_file(void)
+{
+	struct smtp_relay r = { "127.0.0.1", 9, 1, NULL, NULL, NULL,
+	    "/nonexistent/kperfci-ca.pem" };
+	const char *to[] = { "dev@example.org" };
+	struct buf err = BUF_INIT(1024);
+	int permanent = -1;
+
+	ok(smtp_send(&r, "ci@example.org", to, 1, "Subject: x\n\nx\n", 14,
+	    &permanent, &err) == -1, "a missing ca_file: not sent");
+	is_str(err.data, "[mail] ca_file /nonexistent/kperfci-ca.pem: No "
+	    "such file or directory", "the reason names the file");
+	is_int(permanent, 0, "the message waits for the fix");
+	buf_release(&err);
+}
+
 int
 main(void)
 {
 	test_headers();
 	test_body();
+	test_smtp_ca_file();
 	return tap_done();
 }
