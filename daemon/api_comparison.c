@@ -122,7 +122,7 @@ api_comparison_series_json(struct db *db, long long series_id, json_t *obj)
 
 const struct route api_comparison_routes[] = {
 	{ "GET", "/api/v1/series/{id}/comparison", api_comparison_get,
-	    ROUTE_CACHE, 0 },
+	    ROUTE_CACHE, 0, "result" },
 	{ "GET", "/series/{id}/report.txt", api_comparison_text,
 	    ROUTE_CACHE, 0 },
 	{ NULL, NULL, NULL, 0, 0 }

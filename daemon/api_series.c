@@ -554,7 +554,8 @@ const struct route api_series_routes[] = {
 	{ "GET", "/healthz", api_healthz, 0, 0 },
 	{ "POST", "/api/v1/series", api_series_post, 0,
 	    API_SERIES_MAX_UPLOAD },
-	{ "GET", "/api/v1/series", api_series_list, ROUTE_CACHE, 0 },
+	{ "GET", "/api/v1/series", api_series_list, ROUTE_CACHE, 0,
+	    "limit" },
 	{ "GET", "/api/v1/series/{id}", api_series_get, ROUTE_CACHE, 0 },
 	{ NULL, NULL, NULL, 0, 0 }
 };

@@ -93,6 +93,10 @@ struct route {
 	int	(*handler)(struct http_req *, struct http_resp *);
 	unsigned flags;
 	size_t	 max_body;		/* 0: [daemon] max_body */
+	const char *query;		/* ROUTE_CACHE: the query parameters
+					   the answer depends on ("limit"),
+					   space-separated; the handler sees
+					   no other (http_cache.h) */
 };
 
 /* Route flags.  POSTs are checked by the guard (daemon/auth.h) before

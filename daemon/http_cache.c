@@ -213,6 +213,46 @@ hc_generation(struct db *db, unsigned long long *version)
 	return gen;
 }
 
+/* 1 if name is one of list's space-separated words. */
+static int
+hc_declared(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (list && *list) {
+		size_t w = strcspn(list, " ");
+
+		if (w == n && !strncmp(list, name, n))
+			return 1;
+		list += w;
+		list += strspn(list, " ");
+	}
+	return 0;
+}
+
+/* Moves the pairs rt declares to the front of r->query (in their order)
+   and returns how many: the key and the handler see only those, so a
+   parameter the answer ignores (?junk=N) can neither make a new entry
+   per request nor change what an entry holds. */
+static size_t
+hc_declared_front(const struct route *rt, struct http_req *r)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < r->nquery; i++) {
+		if (!hc_declared(rt->query, r->query[i].name))
+			continue;
+		if (i != kept) {
+			struct http_kv t = r->query[kept];
+
+			r->query[kept] = r->query[i];
+			r->query[i] = t;
+		}
+		kept++;
+	}
+	return kept;
+}
+
 int
 http_cache_call(const struct route *rt, struct http_req *r,
     struct http_resp *resp)
@@ -221,12 +261,18 @@ http_cache_call(const struct route *rt, struct http_req *r,
 	unsigned long long before, after;
 	unsigned long gen;
 	unsigned hash;
+	size_t nquery = r->nquery;
 	char *key;
 	int rc;
 
-	if (!(rt->flags & ROUTE_CACHE) || !r->db || !hc_max ||
-	    !(gen = hc_generation(r->db, &before)))
+	if (!(rt->flags & ROUTE_CACHE))
 		return rt->handler(r, resp);
+	r->nquery = hc_declared_front(rt, r);
+	if (!r->db || !hc_max || !(gen = hc_generation(r->db, &before))) {
+		rc = rt->handler(r, resp);
+		r->nquery = nquery;
+		return rc;
+	}
 	key = hc_key(r, &hash);
 	pthread_mutex_lock(&hc_lock);
 	if (gen == hc_gen && (e = hc_find(key, hash))) {
@@ -239,6 +285,7 @@ http_cache_call(const struct route *rt, struct http_req *r,
 		buf_add(&resp->body, e->body, e->len);
 		pthread_mutex_unlock(&hc_lock);
 		free(key);
+		r->nquery = nquery;
 		return 0;
 	}
 	hc_misses++;
@@ -253,5 +300,6 @@ http_cache_call(const struct route *rt, struct http_req *r,
 		pthread_mutex_unlock(&hc_lock);
 	} else
 		free(key);
+	r->nquery = nquery;
 	return rc;
 }

@@ -1,8 +1,11 @@
 /*
  * http_cache: GET responses computed from the store, kept until the store
  * changes.  A route opts in with ROUTE_CACHE (http.h); its 200 answers are
- * kept under (path, query, Host) and served again while nothing in the
- * store has changed, for HTTP_CACHE_MAX_AGE seconds at most.  Only for
+ * kept under (path, the query parameters the route declares, Host) and
+ * served again while nothing in the store has changed, for
+ * HTTP_CACHE_MAX_AGE seconds at most.  Its handler sees only the declared
+ * parameters: one the answer ignores cannot make an entry per request
+ * (a 1,024-row page rendered again for each ?junk=N).  Only for
  * routes that render nothing but what the store holds: no request header
  * besides Host, no per-client data (a session) in the body, and nothing
  * that goes stale faster than the maximum age (the series page's CSRF

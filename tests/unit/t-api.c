@@ -350,6 +350,24 @@ test_cache_key_escaping(void)
 	ok(m3 == m2, "and is an entry of its own");
 }
 
+/* A parameter the answer ignores makes no entry of its own: ?junk=N per
+   request would render a comparison's page again each time. */
+static void
+test_cache_undeclared(void)
+{
+	static const char *const j1[] = { "limit", "2", "junk", "1", NULL };
+	static const char *const j2[] = { "junk", "2", "limit", "2", NULL };
+	static const char *const l3[] = { "limit", "3", "junk", "3", NULL };
+	unsigned long m1, m2, m3;
+
+	m1 = get_pairs(j1);
+	m2 = get_pairs(j2);
+	ok(m2 == m1, "?limit=2&junk=1 then ?junk=2&limit=2: one entry "
+	    "(junk is not a parameter of the list)");
+	m3 = get_pairs(l3);
+	ok(m3 == m2 + 1, "while ?limit=3 is another");
+}
+
 /*
  * The response cache: a repeated GET of the list is answered from it, and
  * any change to the store (here a new series) retires it at once.
@@ -380,6 +398,7 @@ test_response_cache(void)
 	res_free(&b);
 	res_free(&c);
 	test_cache_key_escaping();
+	test_cache_undeclared();
 }
 
 static void
