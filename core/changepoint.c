@@ -596,7 +596,7 @@ cp_online_test(const double *v0, const size_t *start0, size_t b0, size_t c,
     size_t n, int better, double early_cv, struct changepoint_alarm *a)
 {
 	struct cp_sums B, A, all;
-	double sw2, tau2 = 0, var_b, var_a, se, df, d, t, s, *v, *tmp;
+	double sw2, tau2 = 0, own, var_b, var_a, se, df, d, t, s, *v, *tmp;
 	int known = 0;
 	size_t nb = start0[c] - start0[b0], nv = start0[n] - start0[b0], i;
 	size_t *start, b0_night = b0;
@@ -644,22 +644,22 @@ cp_online_test(const double *v0, const size_t *start0, size_t b0, size_t c,
 	 * make bench-changepoint).  The degrees of freedom are
 	 * Satterthwaite's for the two variances.
 	 */
+	/* its estimate (one boot a night: the night means are all there
+	   is) */
+	own = sw2 > 0 ? B.var_nights - sw2 * B.inv_n : B.var_nights;
 	if (sw2 > 0 && B.var_nights > 0) {
 		double f = B.var_nights / (sw2 * B.inv_n);
 
 		if (gsl_cdf_fdist_Q(f, (double)(B.nights - 1),
 		    (double)all.df_within) < 0.05)
-			tau2 = B.var_nights - sw2 * B.inv_n;
+			tau2 = own;
 	} else if (sw2 == 0) {
-		/* one boot a night: the night means are all there is */
-		tau2 = B.var_nights;
+		tau2 = own;
 	}
 	if (tau2 < 0)
 		tau2 = 0;
 	if (early_cv > 0) {
-		double floor = early_cv / 100 * B.mean,
-		    own = sw2 > 0 ? B.var_nights - sw2 * B.inv_n :
-		    B.var_nights;
+		double floor = early_cv / 100 * B.mean;
 
 		tau2 = own > floor * floor ? own : floor * floor;
 		known = 1;
