@@ -71,6 +71,16 @@ struct agent_conf {
 	char	*lava_device;		/* the device dictionary */
 	char	*lava_device_type;
 	char	*lava_cpu_model;	/* the class's CPU model, or "" */
+	/* the server mode (lava_server.c), when url is set */
+	char	*lava_url;		/* LAVA server, no trailing / */
+	char	*lava_token_file;	/* the REST token, one line */
+	char	*lava_token_sha256;	/* its sha256, hex: checked at start */
+	char	*lava_token;		/* read from token_file (not a key) */
+	char	*lava_files_dir;	/* where the job's kernel and
+					   initramfs are put for the lab */
+	char	*lava_files_url;	/* the URL the lab reads files_dir at */
+	int	 lava_queue_timeout;	/* seconds a job may wait in LAVA's
+					   queue before it is given back */
 
 	/* kexec */
 	char	*kexec_bin;
@@ -401,6 +411,28 @@ int	lava_run_job(const struct agent_conf *, const json_t *job,
 /* The device's topology as [lava] describes it (what the agent
    registers). */
 json_t	*lava_run_topology(const struct agent_conf *);
+/*
+ * The same job on a LAVA server ([lava] url, lava_server.c): the job
+ * definition submitted to its REST API, its state polled (heartbeats
+ * meanwhile; a lost lease cancels the LAVA job), its log read back.  A
+ * server that is down or answers garbage is asked again with backoff.
+ * Returns as lava_run_job does.
+ */
+int	lava_server_job(const struct agent_conf *, const json_t *job,
+	    const char *bzimage, json_t *upload, agent_progress_fn, void *arg);
+/* Shared by both: the file:// URLs of a bzImage and an initramfs
+   (absolute, [A-Za-z0-9/._+-] only); -1 with err. */
+int	lava_local_urls(const char *bzimage, const char *initrd,
+	    struct buf *kurl, struct buf *iurl, struct buf *err);
+/* Writes job's LAVA job definition (lava_job_yaml) to path. */
+int	lava_definition(const struct agent_conf *, const json_t *job,
+	    const char *kernel_url, const char *initrd_url, const char *path,
+	    struct buf *err);
+/* Reads the job log at log (lava_log_parse) and fills upload the way
+   the other backends do (how: what the job ran on); -1 when LAVA's side
+   failed (give the job back). */
+int	lava_job_outcome(struct guest_run *, const json_t *job,
+	    const char *log, const char *how, json_t *upload);
 
 /* ---- the changed-functions pass (probe.c) ------------------------------- */
 

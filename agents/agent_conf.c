@@ -5,13 +5,16 @@
  * file:line.  A key of two sections ([qemu] and [lava] sockets, the
  * timeouts) sets one field: the backend reads the one it has.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agents/agent.h"
 #include "lib/ini.h"
+#include "lib/sha256.h"
 #include "lib/xalloc.h"
 
 enum ctype { C_STR, C_INT, C_BACKEND };
@@ -65,6 +68,14 @@ static const struct ckey keys[] = {
 	{ "lava", "memory-per-node",	C_INT, S(mem_per_node_mb), 64, 65536 },
 	{ "lava", "boot-timeout",	C_INT, S(boot_timeout), 5, 3600 },
 	{ "lava", "job-timeout",	C_INT, S(job_timeout), 60, 86400 },
+	/* lava's server mode */
+	{ "lava", "url",		C_STR, S(lava_url) },
+	{ "lava", "token-file",		C_STR, S(lava_token_file) },
+	{ "lava", "token-sha256",	C_STR, S(lava_token_sha256) },
+	{ "lava", "files-dir",		C_STR, S(lava_files_dir) },
+	{ "lava", "files-url",		C_STR, S(lava_files_url) },
+	{ "lava", "queue-timeout",	C_INT, S(lava_queue_timeout), 60,
+	    7 * 86400 },
 };
 #undef S
 
@@ -107,6 +118,12 @@ agent_conf_defaults(struct agent_conf *c)
 	set_str(&c->lava_device, "");
 	set_str(&c->lava_device_type, "qemu");
 	set_str(&c->lava_cpu_model, "");
+	set_str(&c->lava_url, "");
+	set_str(&c->lava_token_file, "");
+	set_str(&c->lava_token_sha256, "");
+	set_str(&c->lava_files_dir, "");
+	set_str(&c->lava_files_url, "");
+	c->lava_queue_timeout = 3600;
 }
 
 const char *
@@ -130,6 +147,8 @@ agent_conf_release(struct agent_conf *c)
 			free(*p);
 			*p = NULL;
 		}
+	free(c->lava_token);
+	c->lava_token = NULL;
 }
 
 static int
@@ -219,10 +238,98 @@ conf_ini_key(void *ctx, const struct ini_item *it)
 	    it->line, x->err);
 }
 
-/* [lava]: what a LAVA job definition can carry (lava.h), and a device
-   dictionary for lava-run. */
+/* Reads the token of [lava] token-file into c->lava_token, after its
+   sha256 was checked against token-sha256 (the config names the token
+   without holding it). */
 static int
-agent_conf_check_lava(const struct agent_conf *c, const char *name,
+agent_conf_lava_token(struct agent_conf *c, const char *name,
+    struct buf *err)
+{
+	struct buf t = BUF_INIT(4096);
+	char have[65];
+	size_t n;
+	int rc = -1;
+
+	if (c->lava_token_file[0] == '\0' || c->lava_token_sha256[0] ==
+	    '\0') {
+		buf_addf(err, "%s: [lava] url needs token-file (the REST token "
+		    "LAVA gave) and token-sha256 (sha256sum of that file)\n",
+		    name);
+		goto out;
+	}
+	if (sha256_file(c->lava_token_file, have) == -1 ||
+	    buf_read_file(&t, c->lava_token_file) == -1) {
+		buf_addf(err, "%s: [lava] token-file %s: %s\n", name,
+		    c->lava_token_file, strerror(errno));
+		goto out;
+	}
+	if (strcasecmp(have, c->lava_token_sha256)) {
+		buf_addf(err, "%s: [lava] token-file %s does not match "
+		    "token-sha256 (its sha256 is %s)\n", name,
+		    c->lava_token_file, have);
+		goto out;
+	}
+	n = strcspn(t.data ? t.data : "", "\r\n");
+	if (n == 0 || n > 256 || strspn(t.data, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_-.") != n) {
+		buf_addf(err, "%s: [lava] token-file %s: expected one line, a "
+		    "LAVA token ([A-Za-z0-9_.-], at most 256)\n", name,
+		    c->lava_token_file);
+		goto out;
+	}
+	free(c->lava_token);
+	c->lava_token = xstrndup(t.data, n);
+	rc = 0;
+out:
+	buf_release(&t);
+	return rc;
+}
+
+/* [lava] in server mode: the server's URL and token, and where the lab
+   reads the job's files from. */
+static int
+agent_conf_check_lava_server(struct agent_conf *c, const char *name,
+    struct buf *err)
+{
+	size_t n;
+	int rc = 0;
+
+	if (strncmp(c->lava_url, "http://", 7) != 0 &&
+	    strncmp(c->lava_url, "https://", 8) != 0) {
+		buf_addf(err, "%s: [lava] url: expected the LAVA server's "
+		    "http:// or https:// URL\n", name);
+		rc = -1;
+	}
+	n = strlen(c->lava_url);
+	while (n > 0 && c->lava_url[n - 1] == '/')
+		c->lava_url[--n] = '\0';
+	if (!c->lava_files_dir[0] != !c->lava_files_url[0]) {
+		buf_addf(err, "%s: [lava] files-dir and files-url go together "
+		    "(a directory and the URL the lab reads it at); neither: "
+		    "file:// URLs, for a worker on this host\n", name);
+		rc = -1;
+	} else if (c->lava_files_url[0] && strncmp(c->lava_files_url,
+	    "http://", 7) && strncmp(c->lava_files_url, "https://", 8)) {
+		buf_addf(err, "%s: [lava] files-url: expected an http:// or "
+		    "https:// URL\n", name);
+		rc = -1;
+	} else if (c->lava_files_dir[0] && c->lava_files_dir[0] != '/') {
+		buf_addf(err, "%s: [lava] files-dir: expected an absolute "
+		    "path\n", name);
+		rc = -1;
+	}
+	n = strlen(c->lava_files_url);
+	while (n > 0 && c->lava_files_url[n - 1] == '/')
+		c->lava_files_url[--n] = '\0';
+	if (agent_conf_lava_token(c, name, err) == -1)
+		rc = -1;
+	return rc;
+}
+
+/* [lava]: what a LAVA job definition can carry (lava.h), and a device
+   dictionary for lava-run or a server to submit to. */
+static int
+agent_conf_check_lava(struct agent_conf *c, const char *name,
     struct buf *err)
 {
 	int rc = 0;
@@ -237,9 +344,12 @@ agent_conf_check_lava(const struct agent_conf *c, const char *name,
 	}
 	if (c->backend != AGENT_LAVA)
 		return rc;
+	if (c->lava_url[0])
+		return agent_conf_check_lava_server(c, name, err) == -1 ? -1 :
+		    rc;
 	if (c->lava_device[0] == '\0') {
 		buf_addf(err, "%s: [lava] device: backend = lava needs a device "
-		    "dictionary for lava-run\n", name);
+		    "dictionary for lava-run (or url, a LAVA server)\n", name);
 		rc = -1;
 	}
 	if (strspn(c->lava_run, " ") == strlen(c->lava_run)) {

@@ -402,8 +402,8 @@ static void
 remove_job_dir(const char *dir)
 {
 	static const char *const files[] = { "initramfs.cpio", "console.log",
-	    "results.log", "job.yaml", "lava.log", "lava/description.yaml",
-	    "lava/result.yaml", "lava" };
+	    "results.log", "job.yaml", "lava.log", "lava-job",
+	    "lava/description.yaml", "lava/result.yaml", "lava" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *p = xasprintf("%s/%s", dir, files[i]);
@@ -495,7 +495,10 @@ do_boot(struct agent *a)
 	}
 	json_decref(a->job.upload);
 	a->job.upload = json_object();
-	if (a->conf.backend == AGENT_LAVA)
+	if (a->conf.backend == AGENT_LAVA && a->conf.lava_url[0])
+		rc = lava_server_job(&a->conf, a->job.job, bz, a->job.upload,
+		    heartbeat, a);
+	else if (a->conf.backend == AGENT_LAVA)
 		rc = lava_run_job(&a->conf, a->job.job, bz, a->job.upload,
 		    heartbeat, a);
 	else
@@ -719,6 +722,12 @@ main(int argc, char **argv)
 		printf("%s: ok (agent %s, backend %s, server %s)\n", conf,
 		    a.conf.name, agent_backend_name(a.conf.backend),
 		    a.conf.server);
+		if (a.conf.backend == AGENT_LAVA)
+			printf("%s: LAVA device type %s, %s %s\n", conf,
+			    a.conf.lava_device_type, a.conf.lava_url[0] ?
+			    "through the LAVA server" : "through lava-run on",
+			    a.conf.lava_url[0] ? a.conf.lava_url :
+			    a.conf.lava_device);
 		agent_conf_release(&a.conf);
 		return 0;
 	}

@@ -177,6 +177,38 @@ lava_state_release(struct lava_job_state *s)
 	s->failure = NULL;
 }
 
+long long
+lava_submit_parse(const char *text, size_t len)
+{
+	json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *ids = json_object_get(j, "job_ids");
+	json_t *id = json_array_get(ids, 0);
+	long long n = -1;
+
+	if (json_is_array(ids) && json_array_size(ids) == 1 &&
+	    json_is_integer(id) && json_integer_value(id) > 0)
+		n = json_integer_value(id);
+	json_decref(j);
+	return n;
+}
+
+void
+lava_message_parse(const char *text, size_t len, char *out, size_t n)
+{
+	json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	const char *m = json_string_value(json_object_get(j, "message"));
+	size_t i = 0;
+
+	if (n == 0)
+		goto out;
+	for (; m && *m && i + 1 < n; m++)
+		out[i++] = (unsigned char)*m >= 0x20 && (unsigned char)*m <
+		    0x7f ? *m : '?';
+	out[i] = '\0';
+out:
+	json_decref(j);
+}
+
 static int
 lava_name_ok(const char *s)
 {

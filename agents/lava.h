@@ -63,6 +63,14 @@ void	lava_state_parse(struct lava_job_state *, const char *text,
 	    size_t len);
 void	lava_state_release(struct lava_job_state *);
 
+/* A submission's answer (POST api/v0.2/jobs/: {"job_ids": [N]}): N, or
+   -1 when it is not one. */
+long long lava_submit_parse(const char *text, size_t len);
+/* The "message" of an error answer ({"message": "..."}, as LAVA's REST
+   API says why it refused), printable ASCII, at most n - 1 bytes, into
+   out; "" when there is none. */
+void	lava_message_parse(const char *text, size_t len, char *out, size_t n);
+
 /*
  * The LAVA job definition (YAML) of a kperfci job: deploy kernel_url and
  * initrd_url to tmpfs, boot with qemu's method or the device's own

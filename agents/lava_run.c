@@ -58,35 +58,41 @@ lava_run_minutes(const struct agent_conf *c)
 	return (c->job_timeout + 59) / 60;
 }
 
-/* Writes the job definition of job (kernel bzimage, initramfs initrd)
-   to path. */
-static int
-lava_run_definition(const struct agent_conf *c, const json_t *job,
-    const char *bzimage, const char *initrd, const char *path,
-    struct buf *err)
+int
+lava_local_urls(const char *bzimage, const char *initrd, struct buf *kurl,
+    struct buf *iurl, struct buf *err)
 {
-	struct buf y = BUF_INIT(1 << 20), kurl = BUF_INIT(PATH_MAX + 8),
-	    iurl = BUF_INIT(PATH_MAX + 8);
-	char kreal[PATH_MAX], ireal[PATH_MAX], name[64];
-	char *append = guest_cmdline(job);
-	int rc = -1;
+	char kreal[PATH_MAX], ireal[PATH_MAX];
 
 	if (realpath(bzimage, kreal) == NULL || realpath(initrd, ireal) ==
 	    NULL) {
 		buf_addf(err, "%s: %s", bzimage, strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (lava_file_url(&kurl, kreal) == -1 ||
-	    lava_file_url(&iurl, ireal) == -1) {
+	if (lava_file_url(kurl, kreal) == -1 ||
+	    lava_file_url(iurl, ireal) == -1) {
 		buf_addf(err, "%s or %s: not a path LAVA takes as a file:// "
 		    "URL ([A-Za-z0-9/._+-] only)", kreal, ireal);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+int
+lava_definition(const struct agent_conf *c, const json_t *job,
+    const char *kernel_url, const char *initrd_url, const char *path,
+    struct buf *err)
+{
+	struct buf y = BUF_INIT(1 << 20);
+	char *append = guest_cmdline(job);
+	char name[64];
+	int rc = -1;
+
 	lava_job_name(json_integer_value(json_object_get(job, PROTO_ID)),
 	    (int)json_integer_value(json_object_get(job, PROTO_ATTEMPT)),
 	    name, sizeof(name));
-	if (lava_job_yaml(&y, name, c->lava_device_type, kurl.data, iurl.data,
-	    append, lava_run_minutes(c)) == -1) {
+	if (lava_job_yaml(&y, name, c->lava_device_type, kernel_url,
+	    initrd_url, append, lava_run_minutes(c)) == -1) {
 		buf_addf(err, "the job cannot be a LAVA job definition (its "
 		    "kernel command line has '\"' or a control byte: %.200s)",
 		    append);
@@ -100,6 +106,22 @@ lava_run_definition(const struct agent_conf *c, const json_t *job,
 out:
 	free(append);
 	buf_release(&y);
+	return rc;
+}
+
+/* Writes the job definition of job (kernel bzimage, initramfs initrd,
+   as file:// URLs: lava-run reads them here) to path. */
+static int
+lava_run_definition(const struct agent_conf *c, const json_t *job,
+    const char *bzimage, const char *initrd, const char *path,
+    struct buf *err)
+{
+	struct buf kurl = BUF_INIT(PATH_MAX + 8), iurl = BUF_INIT(PATH_MAX + 8);
+	int rc = -1;
+
+	if (lava_local_urls(bzimage, initrd, &kurl, &iurl, err) == 0 &&
+	    lava_definition(c, job, kurl.data, iurl.data, path, err) == 0)
+		rc = 0;
 	buf_release(&kurl);
 	buf_release(&iurl);
 	return rc;
@@ -128,24 +150,22 @@ static void
 lava_run_ended(struct guest_run *g, const struct lava_log *l)
 {
 	if (l->error_type)
-		snprintf(g->ended, sizeof(g->ended), "lava-run: %s error: %s",
-		    l->error_type, l->error_msg ? l->error_msg : "(no message)");
+		snprintf(g->ended, sizeof(g->ended), "%s: %s error: %s",
+		    g->runner, l->error_type, l->error_msg ? l->error_msg :
+		    "(no message)");
 	else if (l->job_result == 1)
-		snprintf(g->ended, sizeof(g->ended), "lava-run: job passed");
+		snprintf(g->ended, sizeof(g->ended), "%s: job passed",
+		    g->runner);
 }
 
-/* Reads the job log back and fills upload; -1 when LAVA's side failed
-   (give the job back). */
-static int
-lava_run_outcome(struct guest_run *g, const json_t *job, const char *log,
-    json_t *upload)
+int
+lava_job_outcome(struct guest_run *g, const json_t *job, const char *log,
+    const char *how, json_t *upload)
 {
-	const struct agent_conf *c = g->c;
 	struct buf text = BUF_INIT(LAVA_MAX_LOG);
 	struct agent_results ar;
 	struct lava_log l;
 	enum lava_outcome o;
-	char how[256];
 	int rc = -1;
 
 	lava_log_init(&l);
@@ -154,8 +174,8 @@ lava_run_outcome(struct guest_run *g, const json_t *job, const char *log,
 	lava_log_parse(&l, text.data ? text.data : "", text.len);
 	o = lava_log_outcome(&l);
 	lava_run_ended(g, &l);
-	log_info("job %lld.%d: lava-run: %zu log lines, %s (%s)", g->id,
-	    g->attempt, l.lines, o == LAVA_RAN ? "the guest ran" :
+	log_info("job %lld.%d: %s: %zu log lines, %s (%s)", g->id,
+	    g->attempt, g->runner, l.lines, o == LAVA_RAN ? "the guest ran" :
 	    o == LAVA_BOOT_FAILED ? "boot failed" : o == LAVA_RETRY ?
 	    "LAVA failed" : "no outcome", g->ended);
 	/* Our own boot timeout stopped it: the kernel's fault, as on qemu. */
@@ -166,8 +186,6 @@ lava_run_outcome(struct guest_run *g, const json_t *job, const char *log,
 	}
 	agent_results_parse(&ar, l.console.data ? l.console.data : "",
 	    l.console.len);
-	snprintf(how, sizeof(how), "LAVA device type %.60s (lava-run, device "
-	    "%.120s)", c->lava_device_type, c->lava_device);
 	guest_upload(g, job, how, &ar, &l.console, upload);
 	rc = 0;
 out:
@@ -187,7 +205,7 @@ lava_run_job(const struct agent_conf *c, const json_t *job,
 	struct guest_run *g = xmalloc(sizeof(*g));
 	struct buf err = BUF_INIT(4096);
 	struct strvec a = STRVEC_INIT;
-	char *dir, *initrd, *definition, *log, *outdir;
+	char *dir, *initrd, *definition, *log, *outdir, how[256];
 	int rc = -1;
 
 	dir = xasprintf("%s/job-%lld-%lld", c->state_dir,
@@ -218,7 +236,9 @@ lava_run_job(const struct agent_conf *c, const json_t *job,
 	    g->attempt, c->lava_device_type, c->lava_device, definition);
 	if (guest_run(g, progress, arg) == -1 || g->lost)
 		goto out;
-	rc = lava_run_outcome(g, job, log, upload);
+	snprintf(how, sizeof(how), "LAVA device type %.60s (lava-run, device "
+	    "%.120s)", c->lava_device_type, c->lava_device);
+	rc = lava_job_outcome(g, job, log, how, upload);
 out:
 	if (g->lost)
 		rc = 1;

@@ -519,28 +519,6 @@ const struct config_key config_keys[] = {
 	{ "kcidb", "submit", CONFIG_STR, "", NULL, 0 },
 	{ "kcidb", "retries", CONFIG_INT, "8", check_positive, 0 },
 	{ "kcidb", "timeout", CONFIG_INT, "300", check_positive, 0 },
-
-	/* ---- [lava "NAME"] (agents/lava.c: a LAVA lab's devices) ---- */
-	/* A LAVA server (url, its REST API under api/v0.2/) and its API
-	   token, read from token_file and checked against token_sha256;
-	   or, instead of a server, the local dispatcher: lava_run (the
-	   lava-run binary) with a device dictionary.  device_type: the LAVA
-	   device type(s) jobs go to; agent: the [agent "NAME"] the bridge
-	   leases as; topology: what the devices are, in the form the
-	   agents report ("sockets=2 nodes=2 cpus=4 cores=4
-	   memory_mb=2048"), the class the scheduler pins comparisons to
-	   until a job's own output reports it. */
-	{ "lava", "url", CONFIG_STR, NULL, NULL, 1 },
-	{ "lava", "token_file", CONFIG_STR, NULL, NULL, 1 },
-	{ "lava", "token_sha256", CONFIG_STR, NULL,
-	    check_token_sha256, 1 },
-	{ "lava", "lava_run", CONFIG_STR, NULL, NULL, 1 },
-	{ "lava", "device", CONFIG_STR, NULL, NULL, 1 },
-	{ "lava", "device_type", CONFIG_LIST, NULL, NULL, 1 },
-	{ "lava", "agent", CONFIG_STR, NULL, NULL, 1 },
-	{ "lava", "topology", CONFIG_STR, NULL, NULL, 1 },
-	{ "lava", "cpu_model", CONFIG_STR, "LAVA device", NULL, 1 },
-	{ "lava", "job_timeout", CONFIG_INT, "3600", check_positive, 1 },
 };
 const size_t config_nkeys = sizeof(config_keys) / sizeof(config_keys[0]);
 

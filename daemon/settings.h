@@ -53,15 +53,6 @@ struct settings_watch {
 	const char	*search;	/* auto yes no */
 };
 
-/* [lava "NAME"] (settings_lab.c; agents/lava.c reads the same section):
-   url, or lava_run and device; the token file's sha256 checked at load. */
-struct settings_lava {
-	const char	*name, *url, *token_file, *token_sha256, *lava_run;
-	const char	*device, *agent, *topology;
-	const char	**device_types;
-	size_t		 ndevice_types;
-};
-
 /* [track "NAME"]: branch is the track's, else its tree's, else "master";
    matrix NULL for the scheduler's default; at/every as written or NULL. */
 struct settings_track {
@@ -142,8 +133,6 @@ struct settings {
 		char		**submit;	/* argv (owned), NULL: none */
 		int		 retries, timeout;
 	} kcidb;
-	struct settings_lava *lavas;
-	size_t		 nlavas;
 };
 
 /*

@@ -55,7 +55,8 @@ httpc_headers(const struct httpc_req *req)
 		free(line);
 	}
 	if (req->token) {
-		line = xasprintf("Authorization: Bearer %s", req->token);
+		line = xasprintf("Authorization: %s %s", req->auth_scheme ?
+		    req->auth_scheme : "Bearer", req->token);
 		h = curl_slist_append(h, line);
 		free(line);
 	}

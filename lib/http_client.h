@@ -15,7 +15,7 @@
  *     below), no signals (NOSIGNAL: the daemon is threaded);
  *   - the body goes into a struct buf with a hard maximum (or a caller's
  *     sink); past the cap the transfer stops and says "response too large";
- *   - headers: "Authorization: Bearer <token>", "Content-Type: <type>", and
+ *   - headers: "Authorization: Bearer <token>" (or another scheme), "Content-Type: <type>", and
  *     no "Expect: 100-continue" round trip;
  *   - proxies: libcurl's usual environment ($http_proxy, $no_proxy) is
  *     honoured, as it was by each caller before.
@@ -62,6 +62,8 @@ struct httpc_req {
 	const char *user_agent;	/* NULL: no User-Agent header */
 	const char *token;	/* non-NULL: "Authorization: Bearer <token>",
 				   sent even when empty */
+	const char *auth_scheme;	/* NULL: "Bearer"; else the word
+				   before the token (LAVA: "Token") */
 	const char *content_type;	/* NULL: none of ours */
 	const void *body;	/* non-NULL: sent, len bytes */
 	size_t	 len;

@@ -1,10 +1,12 @@
 /*
  * fuzz-lava: LAVA's answers as the LAVA backend reads them (agents/lava.c,
  * agents/lava_run.c): a job log (lava-run's output, the server's logs/
- * YAML lines) and a job state object (api/v0.2/jobs/ID/).  The first
- * byte picks which; for a log, bit 1 also reads the console LAVA kept the
- * way lava_run.c does (agent_results_parse: the guest's markers and
- * samples) and turns it into an upload (guest_upload), as for a job.
+ * YAML lines), a job state object (api/v0.2/jobs/ID/), and a submission's
+ * answer or error message (POST api/v0.2/jobs/).  The first byte picks
+ * which (bit 0: a log; else bit 1: a submission's answer); for a log,
+ * bit 1 also reads the console LAVA kept the way lava_run.c does
+ * (agent_results_parse: the guest's markers and samples) and turns it
+ * into an upload (guest_upload), as for a job.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +54,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (data[0] & 2)
 			fuzz_console(&l);
 		lava_log_release(&l);
+	} else if (data[0] & 2) {
+		char msg[256];
+
+		(void)lava_submit_parse((const char *)data + 1, size - 1);
+		lava_message_parse((const char *)data + 1, size - 1, msg,
+		    sizeof(msg));
 	} else {
 		struct lava_job_state s;
 

@@ -7,15 +7,19 @@
  * LAVA backend's own pieces (lava_run.c, guest.c): the file:// URLs and
  * job names it writes, agent.conf's [lava], the device's registered
  * topology, the job's command line, and the shared upload path on what
- * lava-run's log carried (as the qemu backend's results port).
+ * lava-run's log carried (as the qemu backend's results port); the
+ * server mode's [lava] keys and what its REST API answers a submission.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agents/agent.h"
 #include "agents/lava.h"
 #include "lib/buf.h"
 #include "lib/proto.h"
+#include "lib/sha256.h"
 #include "tests/unit/tap.h"
 
 #define FIX KPERFCI_SRCDIR "/tests/fixtures/lava/"
@@ -105,6 +109,112 @@ test_conf(void)
 	    AGENT_EV_BOOTED, AGENT_LAVA, AGENT_IN_HOME)->action ==
 	    AGENT_ACT_UPLOAD, "state table: a LAVA run that booted uploads");
 	buf_release(&err);
+}
+
+/* [lava]'s server mode: url, the token checked against its sha256,
+   files-dir with files-url. */
+static void
+test_conf_server(void)
+{
+	struct agent_conf c;
+	struct buf err = BUF_INIT(4096), text = BUF_INIT(0);
+	char path[] = "/tmp/t-lava-token.XXXXXX", sha[65];
+	int fd = mkstemp(path);
+
+	ok(fd >= 0 && write(fd, "s3cr3tT0ken\n", 12) == 12 && close(fd) == 0 &&
+	    sha256_file(path, sha) == 0, "a token file");
+#define SERVER(extra) do { \
+	buf_reset(&text); \
+	buf_reset(&err); \
+	buf_addf(&text, "[agent]\nbackend = lava\n[lava]\n" \
+	    "url = http://lava.example.org//\ntoken-file = %s\n%s", path, \
+	    extra); \
+	agent_conf_defaults(&c); \
+} while (0)
+	SERVER("");
+	buf_addf(&text, "token-sha256 = %s\n", sha);
+	ok(agent_conf_parse(&c, "a.conf", text.data, &err) == 0,
+	    "server mode parses without a device: %s", err.data ? err.data :
+	    "");
+	is_str(c.lava_url, "http://lava.example.org", "url, no trailing /");
+	is_str(c.lava_token, "s3cr3tT0ken", "the token read from its file");
+	is_int(c.lava_queue_timeout, 3600, "queue-timeout default 1 h");
+	agent_conf_release(&c);
+
+	SERVER("token-sha256 = 0123\n");
+	ok(agent_conf_parse(&c, "a.conf", text.data, &err) == -1 &&
+	    strstr(err.data, "does not match token-sha256") &&
+	    !strstr(err.data, "s3cr3t"),
+	    "a token that is not token-sha256's is refused, not printed");
+	agent_conf_release(&c);
+	SERVER("");
+	ok(agent_conf_parse(&c, "a.conf", text.data, &err) == -1 &&
+	    strstr(err.data, "url needs token-file"),
+	    "url without token-sha256 is refused");
+	agent_conf_release(&c);
+	SERVER("");
+	buf_addf(&text, "token-sha256 = %s\nfiles-dir = /srv/lava\n", sha);
+	ok(agent_conf_parse(&c, "a.conf", text.data, &err) == -1 &&
+	    strstr(err.data, "files-dir and files-url go together"),
+	    "files-dir without files-url is refused");
+	agent_conf_release(&c);
+	SERVER("");
+	buf_addf(&text, "token-sha256 = %s\nfiles-dir = /srv/lava\n"
+	    "files-url = ftp://x/\n", sha);
+	ok(agent_conf_parse(&c, "a.conf", text.data, &err) == -1 &&
+	    strstr(err.data, "files-url: expected an http"),
+	    "files-url must be http(s)");
+	agent_conf_release(&c);
+	buf_reset(&text);
+	buf_reset(&err);
+	agent_conf_defaults(&c);
+	ok(agent_conf_parse(&c, "a.conf", "[agent]\nbackend = lava\n[lava]\n"
+	    "url = file:///etc\n", &err) == -1 && strstr(err.data,
+	    "[lava] url: expected the LAVA server's http"),
+	    "a url that is not http(s) is refused");
+	agent_conf_release(&c);
+	unlink(path);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	ok(fd >= 0 && write(fd, "two words\n", 10) == 10 && close(fd) == 0 &&
+	    sha256_file(path, sha) == 0, "a token file with a blank");
+	SERVER("");
+	buf_addf(&text, "token-sha256 = %s\n", sha);
+	ok(agent_conf_parse(&c, "a.conf", text.data, &err) == -1 &&
+	    strstr(err.data, "expected one line, a LAVA token"),
+	    "a token that could not be one header word is refused");
+	agent_conf_release(&c);
+#undef SERVER
+	unlink(path);
+	buf_release(&err);
+	buf_release(&text);
+}
+
+/* What LAVA's REST API answers a submission (lava-server 2023.01's
+   words). */
+static void
+test_submit(void)
+{
+	static const char okay[] = "{\"message\":\"job(s) successfully "
+	    "submitted\",\"job_ids\":[17]}";
+	static const char refused[] = "{\"message\":\"Problem with submitted "
+	    "job data: Invalid device type\\u0007 'x'\"}";
+	char msg[64];
+
+	is_int((int)lava_submit_parse(okay, strlen(okay)), 17,
+	    "submission: the job id");
+	ok(lava_submit_parse("{\"job_ids\":[]}", 14) == -1 &&
+	    lava_submit_parse("{\"job_ids\":[1,2]}", 17) == -1 &&
+	    lava_submit_parse("{\"job_ids\":[\"3\"]}", 17) == -1 &&
+	    lava_submit_parse("{\"job_ids\":[-4]}", 16) == -1 &&
+	    lava_submit_parse("<html>", 6) == -1,
+	    "no id, two (multinode), a string, a negative one, HTML: none");
+	lava_message_parse(refused, strlen(refused), msg, sizeof(msg));
+	is_str(msg, "Problem with submitted job data: Invalid device type? 'x'",
+	    "the refusal's message, control bytes replaced");
+	lava_message_parse(refused, strlen(refused), msg, 8);
+	is_str(msg, "Problem", "cut to the buffer");
+	lava_message_parse("garbage", 7, msg, sizeof(msg));
+	is_str(msg, "", "no message in garbage");
 }
 
 /* The upload the LAVA backend builds from a job log: the qemu backend's
@@ -256,6 +366,8 @@ main(void)
 	buf_read_file(&b, FIX "lava-run-pass.log");
 	test_urls();
 	test_conf();
+	test_conf_server();
+	test_submit();
 	test_upload(&b);
 	buf_release(&b);
 	return tap_done();
