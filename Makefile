@@ -161,12 +161,12 @@ e2e: all
 # not depend on what runs beside it) or wait (the kexec VM's reboots).
 # t7400 (two agents, 26 min alone here) runs alone first; then the rest
 # two at a time, the longest first (the kexec VM 15 min, t7500 15, t7000
-# 14) so that both slots end together.  Side by side with t7400, a kexec
-# VM's honest reboot took over 300 s (and was power-cycled) and t7400's
-# series passed their 50-minute wait.
+# 14, the LAVA server's t7700 12) so that both slots end together.  Side
+# by side with t7400, a kexec VM's honest reboot took over 300 s (and was
+# power-cycled) and t7400's series passed their 50-minute wait.
 E2E_POOL1 = $(wildcard tests/e2e/t7400-*.sh)
 E2E_LONG  = $(wildcard tests/e2e/t6800-*.sh tests/e2e/t7500-*.sh \
-    tests/e2e/t7000-*.sh)
+    tests/e2e/t7000-*.sh tests/e2e/t7700-*.sh)
 E2E_POOL2 = $(E2E_LONG) $(filter-out $(E2E_POOL1) $(E2E_LONG),$(sort \
     $(wildcard tests/e2e/t[5-9]*.sh)))
 E2E_HEAVY = $(E2E_POOL1) $(E2E_POOL2)

@@ -420,6 +420,15 @@ json_t	*lava_run_topology(const struct agent_conf *);
  */
 int	lava_server_job(const struct agent_conf *, const json_t *job,
 	    const char *bzimage, json_t *upload, agent_progress_fn, void *arg);
+/* Shared by both: a LAVA job's directory, state-dir/job-ID-ATTEMPT, and
+   its files (lava_files_make: the directory made, an old log removed;
+   the job's initramfs built into it). */
+struct lava_files {
+	char	*dir, *initrd, *definition, *log;
+};
+int	lava_files_make(const struct agent_conf *, const json_t *job,
+	    struct lava_files *, struct buf *err);
+void	lava_files_release(struct lava_files *);
 /* Shared by both: the file:// URLs of a bzImage and an initramfs
    (absolute, [A-Za-z0-9/._+-] only); -1 with err. */
 int	lava_local_urls(const char *bzimage, const char *initrd,

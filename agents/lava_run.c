@@ -59,6 +59,36 @@ lava_run_minutes(const struct agent_conf *c)
 }
 
 int
+lava_files_make(const struct agent_conf *c, const json_t *job,
+    struct lava_files *f, struct buf *err)
+{
+	f->dir = xasprintf("%s/job-%lld-%lld", c->state_dir,
+	    json_integer_value(json_object_get(job, PROTO_ID)),
+	    json_integer_value(json_object_get(job, PROTO_ATTEMPT)));
+	f->initrd = xasprintf("%s/initramfs.cpio", f->dir);
+	f->definition = xasprintf("%s/job.yaml", f->dir);
+	f->log = xasprintf("%s/lava.log", f->dir);
+	if (mkdir(f->dir, 0755) == -1 && errno != EEXIST) {
+		buf_addf(err, "%s: %s", f->dir, strerror(errno));
+		return -1;
+	}
+	unlink(f->log);
+	return qemu_initramfs(c, json_string_value(json_object_get(job,
+	    PROTO_MATRIX)), json_object_get(job, PROTO_PROBES), f->initrd,
+	    err);
+}
+
+void
+lava_files_release(struct lava_files *f)
+{
+	free(f->dir);
+	free(f->initrd);
+	free(f->definition);
+	free(f->log);
+	memset(f, 0, sizeof(*f));
+}
+
+int
 lava_local_urls(const char *bzimage, const char *initrd, struct buf *kurl,
     struct buf *iurl, struct buf *err)
 {
@@ -200,45 +230,34 @@ lava_run_job(const struct agent_conf *c, const json_t *job,
     const char *bzimage, json_t *upload, agent_progress_fn progress,
     void *arg)
 {
-	const char *matrix = json_string_value(json_object_get(job,
-	    PROTO_MATRIX));
 	struct guest_run *g = xmalloc(sizeof(*g));
 	struct buf err = BUF_INIT(4096);
 	struct strvec a = STRVEC_INIT;
-	char *dir, *initrd, *definition, *log, *outdir, how[256];
+	struct lava_files f = { 0 };
+	char *outdir = NULL, how[256];
 	int rc = -1;
 
-	dir = xasprintf("%s/job-%lld-%lld", c->state_dir,
-	    json_integer_value(json_object_get(job, PROTO_ID)),
-	    json_integer_value(json_object_get(job, PROTO_ATTEMPT)));
-	initrd = xasprintf("%s/initramfs.cpio", dir);
-	definition = xasprintf("%s/job.yaml", dir);
-	log = xasprintf("%s/lava.log", dir);
-	outdir = xasprintf("%s/lava", dir);
-	guest_init(g, c, job, "lava-run", log);
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		log_warn("%s", dir);
-		goto out;
-	}
-	unlink(log);
-	if (qemu_initramfs(c, matrix, json_object_get(job, PROTO_PROBES),
-	    initrd, &err) == -1 || lava_run_definition(c, job, bzimage,
-	    initrd, definition, &err) == -1) {
+	guest_init(g, c, job, "lava-run", NULL);
+	if (lava_files_make(c, job, &f, &err) == -1 ||
+	    lava_run_definition(c, job, bzimage, f.initrd, f.definition,
+	    &err) == -1) {
 		error("job %lld: %s", g->id, err.data);
 		goto out;
 	}
-	lava_run_argv(c, g, outdir, definition, &a);
+	g->watch = f.log;
+	outdir = xasprintf("%s/lava", f.dir);
+	lava_run_argv(c, g, outdir, f.definition, &a);
 	g->run.argv = strvec_argv(&a);
 	/* LAVA's own job timeout (lava_job_yaml) ends it first. */
 	g->run.timeout_sec = (lava_run_minutes(c) + 11) * 60;
-	g->run.log_path = log;
+	g->run.log_path = f.log;
 	log_info("job %lld.%d: lava-run on device type %s (%s): %s", g->id,
-	    g->attempt, c->lava_device_type, c->lava_device, definition);
+	    g->attempt, c->lava_device_type, c->lava_device, f.definition);
 	if (guest_run(g, progress, arg) == -1 || g->lost)
 		goto out;
 	snprintf(how, sizeof(how), "LAVA device type %.60s (lava-run, device "
 	    "%.120s)", c->lava_device_type, c->lava_device);
-	rc = lava_job_outcome(g, job, log, how, upload);
+	rc = lava_job_outcome(g, job, f.log, how, upload);
 out:
 	if (g->lost)
 		rc = 1;
@@ -246,11 +265,8 @@ out:
 		guest_give_back_reason(g, &err, upload);
 	strvec_clear(&a);
 	buf_release(&err);
-	free(g);
-	free(dir);
-	free(initrd);
-	free(definition);
-	free(log);
+	lava_files_release(&f);
 	free(outdir);
+	free(g);
 	return rc;
 }

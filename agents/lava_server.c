@@ -216,9 +216,14 @@ lsrv_submit(struct lsrv *s, const char *path, struct buf *err)
 		buf_addf(err, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	body = json_pack("{s:s%}", "definition", def.data, def.len);
-	text = json_dumps(body, JSON_COMPACT);
+	body = json_pack("{s:s%}", "definition", def.data ? def.data : "",
+	    def.len);
+	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
+	if (text == NULL) {
+		buf_addf(err, "%s: the job definition is not UTF-8 text", path);
+		goto out;
+	}
 	for (;;) {
 		buf_reset(&why);
 		if (lsrv_call(s, "jobs/", text, &out, &st, &why) == 0 &&
@@ -423,24 +428,17 @@ lava_server_job(const struct agent_conf *c, const json_t *job,
     const char *bzimage, json_t *upload, agent_progress_fn progress,
     void *arg)
 {
-	const char *matrix = json_string_value(json_object_get(job,
-	    PROTO_MATRIX));
 	struct guest_run *g = xmalloc(sizeof(*g));
 	struct buf err = BUF_INIT(4096), kurl = BUF_INIT(PATH_MAX + 256),
 	    iurl = BUF_INIT(PATH_MAX + 256);
+	struct lava_files f = { 0 };
 	struct lava_job_state js;
 	struct lsrv s;
-	char *dir, *initrd, *definition, *log, *pub = NULL, how[512];
+	char *pub = NULL, how[512];
 	int rc = -1, w;
 
 	memset(&s, 0, sizeof(s));
 	memset(&js, 0, sizeof(js));
-	dir = xasprintf("%s/job-%lld-%lld", c->state_dir,
-	    json_integer_value(json_object_get(job, PROTO_ID)),
-	    json_integer_value(json_object_get(job, PROTO_ATTEMPT)));
-	initrd = xasprintf("%s/initramfs.cpio", dir);
-	definition = xasprintf("%s/job.yaml", dir);
-	log = xasprintf("%s/lava.log", dir);
 	guest_init(g, c, job, "LAVA server", NULL);
 	s.c = c;
 	s.g = g;
@@ -452,29 +450,23 @@ lava_server_job(const struct agent_conf *c, const json_t *job,
 		buf_addf(&err, "libcurl: no handle");
 		goto out;
 	}
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		buf_addf(&err, "%s: %s", dir, strerror(errno));
-		goto out;
-	}
-	unlink(log);
-	if (qemu_initramfs(c, matrix, json_object_get(job, PROTO_PROBES),
-	    initrd, &err) == -1 || lsrv_urls(&s, bzimage, initrd, &kurl, &iurl,
-	    &pub, &err) == -1 || lava_definition(c, job, kurl.data, iurl.data,
-	    definition, &err) == -1) {
+	if (lava_files_make(c, job, &f, &err) == -1 || lsrv_urls(&s, bzimage,
+	    f.initrd, &kurl, &iurl, &pub, &err) == -1 || lava_definition(c,
+	    job, kurl.data, iurl.data, f.definition, &err) == -1) {
 		error("job %lld: %s", g->id, err.data);
 		goto out;
 	}
 	if (progress)
 		progress(arg, "submitting to LAVA");
 	g->t0 = guest_now();
-	if ((w = lsrv_submit(&s, definition, &err)) != 0) {
+	if ((w = lsrv_submit(&s, f.definition, &err)) != 0) {
 		g->lost = w == 1;
 		goto out;
 	}
-	lsrv_note(&s, dir);
+	lsrv_note(&s, f.dir);
 	log_info("job %lld.%d: LAVA job %lld on %s (device type %s): %s",
 	    g->id, g->attempt, s.lava_id, c->lava_url, c->lava_device_type,
-	    definition);
+	    f.definition);
 	if ((w = lsrv_wait(&s, &js, &err)) != 0) {
 		g->lost = w == 1;
 		goto out;
@@ -482,7 +474,7 @@ lava_server_job(const struct agent_conf *c, const json_t *job,
 	log_info("job %lld.%d: LAVA job %lld finished: %s%s%s", g->id,
 	    g->attempt, s.lava_id, js.health, js.failure ? ": " : "",
 	    js.failure ? js.failure : "");
-	if (lsrv_log(&s, log, &err) == -1) {
+	if (lsrv_log(&s, f.log, &err) == -1) {
 		/* No log: nothing ran that says anything about the kernel. */
 		buf_addf(&err, "; LAVA's health: %s%s%s", js.health,
 		    js.failure ? ", " : "", js.failure ? js.failure : "");
@@ -490,7 +482,10 @@ lava_server_job(const struct agent_conf *c, const json_t *job,
 	}
 	snprintf(how, sizeof(how), "LAVA device type %.60s (LAVA job %lld on "
 	    "%.200s)", c->lava_device_type, s.lava_id, c->lava_url);
-	rc = lava_job_outcome(g, job, log, how, upload);
+	rc = lava_job_outcome(g, job, f.log, how, upload);
+	if (rc == -1)
+		buf_addf(&err, "LAVA job %lld ended %s: %s", s.lava_id,
+		    js.health, g->ended[0] ? g->ended : "no result in its log");
 out:
 	if (g->lost)
 		rc = 1;
@@ -502,10 +497,7 @@ out:
 	buf_release(&err);
 	buf_release(&kurl);
 	buf_release(&iurl);
+	lava_files_release(&f);
 	free(g);
-	free(dir);
-	free(initrd);
-	free(definition);
-	free(log);
 	return rc;
 }

@@ -16,9 +16,12 @@
 #     its log read back (the guest's END among its console lines);
 #   - the server down for a while in the middle of a job: the bridge asks
 #     again with backoff and the job's result is not lost;
-#   - a LAVA job the lab cancels (an infrastructure failure, for kperfci)
-#     is given back and runs again: attempt 1 released, attempt 2 done;
+#   - a LAVA job the lab cancels (an infrastructure failure, for kperfci;
+#     its device in maintenance, so the job is still queued) is given
+#     back and runs again: attempt 1 released, attempt 2 done;
 #   - cancelling a series cancels its LAVA job (health Canceled);
+#   - a kernel that panics at boot is boot-failed, with the panic in the
+#     console LAVA read, and not retried;
 #   - a token whose sha256 is not token-sha256 is refused by -n.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/daemon-lib.sh"
@@ -148,15 +151,24 @@ ok "the job whose server went away still has its result" sh -c \
 is "$(grep -c 'LAVA server: [0-9]* log lines, the guest ran (LAVA server: job passed)' "$T/l1.log")" \
     "$N_LRU" "each LAVA job's log was read back: the guest ran, the job passed"
 
+# lava_health HEALTH: the lab sets device kq01's health (MAINTENANCE: it
+# takes no job, so a LAVA job stays queued as long as the test needs;
+# a guest here runs in seconds, too fast to cancel reliably while it runs)
+lava_health() {
+	lava-server manage devices update --health "$1" kq01 >>"$LAVA_D/setup.log" 2>&1
+}
+
 # ---- noop, one of its LAVA jobs cancelled by the lab --------------------------
 T0=$(date +%s)
+ok "the lab puts kq01 in maintenance" lava_health MAINTENANCE
 submit_bg noop &
 SUB=$!
 J2=$(wait_lava_id $((N_LRU + 1)) 1200)
 ok "noop's first boot is a LAVA job" test -n "$J2"
-ok "LAVA runs it" wait_lava_running "$J2" 300
-sleep 3
+is "$(lava_api "jobs/$J2/" | jq -r .state)" Submitted "it waits in LAVA's queue"
 ok "the lab cancels it (LAVA's REST API)" lava_api "jobs/$J2/cancel/"
+ok "the bridge gives the job back" ka_wait_log l1 "given back: .*LAVA job $J2" 120
+ok "the lab puts kq01 back" lava_health GOOD
 wait $SUB
 is "$(cat "$T/noop.rc")" 0 "submit --wait: the no-op run finished (exit 0)"
 echo "# noop: $(($(date +%s) - T0)) s"
@@ -164,7 +176,8 @@ NOOP=$(head -1 "$T/noop.out")
 curl -fs "$KD_URL/api/v1/series/$NOOP/comparison" >"$T/noop.json"
 echo "# fault-free: $(jq -c '[.rows[] | select(.workload == "fault-free") | {metric, pct_change, verdict}]' "$T/noop.json")"
 is "$(jq -r .verdict "$T/noop.json")" "no change" "noop: the verdict is no change, as on the qemu agent"
-is "$(lava_api "jobs/$J2/" | jq -r .health)" Canceled "LAVA job $J2 ended Canceled"
+is "$(lava_api "jobs/$J2/" | jq -r '"\(.state) \(.health)"')" "Finished Canceled" \
+    "LAVA job $J2 ended Canceled"
 curl -fs "$KD_URL/api/v1/jobs" >"$T/jobs.json"
 is "$(jq -r '[.jobs[] | select(.attempts > 1)] | length' "$T/jobs.json")" 1 \
     "one kperfci job ran twice: the boot the lab cancelled"
@@ -176,18 +189,34 @@ like "Canceled" "$T/kj.json" "the given-back attempt says LAVA's Canceled"
 
 # ---- a cancelled series cancels its LAVA job ------------------------------------
 N=$(grep -c 'LAVA job [0-9]* on ' "$T/l1.log")
-KPERFCI_TOKEN=$KD_ADMIN_TOKEN "$KPERFCI_BIN/kperfci" -s "$KD_URL" rerun "$LRU" \
-    >"$T/rerun.out" 2>&1
-is "$?" 0 "the lru-delay series re-run"
-RE=$(sed -n 's/.* as series \([0-9]*\).*/\1/p' "$T/rerun.out")
+ok "kq01 in maintenance again" lava_health MAINTENANCE
+"$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$SRC/patches/lru-delay.mbox" \
+    >"$T/again.out" 2>"$T/again.err"
+is "$?" 0 "the lru-delay mbox submitted again, without --wait"
+RE=$(head -1 "$T/again.out")
 J3=$(wait_lava_id $((N + 1)) 600)
 ok "its first boot is a LAVA job" test -n "$J3"
-ok "LAVA runs it" wait_lava_running "$J3" 300
+is "$(lava_api "jobs/$J3/" | jq -r .state)" Submitted "queued in LAVA"
 KPERFCI_TOKEN=$KD_ADMIN_TOKEN "$KPERFCI_BIN/kperfci" -s "$KD_URL" cancel "$RE" \
     >"$T/cancel.out" 2>&1
-is "$?" 0 "kperfci cancel: the re-run series is cancelled"
-ok "the bridge cancels its LAVA job" ka_wait_log l1 "LAVA job $J3 cancelled" 120
+is "$?" 0 "kperfci cancel: the series is cancelled"
+ok "the bridge cancels its LAVA job" ka_wait_log l1 "LAVA job $J3 cancelled \\(lease lost\\)" 120
 ok "LAVA says Canceled" wait_field "$LAVA_URL/api/v0.2/jobs/$J3/" .health 120 Canceled
+ok "kq01 back" lava_health GOOD
+
+# ---- a kernel panic through LAVA: boot-failed, with the console -------------
+# The reference kernel told to run an init that is not there panics at
+# boot: a real panic, seen through LAVA's console.
+KID=$(kd_kernel_post "$BZ" reference | jq -r .id)
+is "$(api_post /api/v1/jobs "{\"kernel\": $KID, \"cmdline\": \"rdinit=/nonexistent root=/dev/nonexistent\"}")" \
+    201 "a job whose kernel panics at boot"
+JP=$(jq -r .id "$T/r.json")
+ok "through LAVA it ends boot-failed" ka_wait_job "$JP" boot-failed --secs 600
+curl -fs "$KD_URL/api/v1/jobs/$JP" >"$T/jp.json"
+like '"reason": "Kernel panic' "$T/jp.json" "the reason is the panic line"
+is "$(jq -r .attempts "$T/jp.json")" 1 "not retried (the kernel's fault, not the lab's)"
+curl -fs "$KD_URL/api/v1/jobs/$JP/console?attempt=1" >"$T/console-panic"
+like "Kernel panic - not syncing" "$T/console-panic" "its console, as LAVA read it, has the panic"
 
 ka_stop l1
 ok "daemon stops" kd_stop
