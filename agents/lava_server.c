@@ -28,7 +28,9 @@
  * message as the reason.
  *
  * Files, in state-dir/job-ID-ATTEMPT: initramfs.cpio, job.yaml,
- * lava-job (the LAVA job's id and the server) and lava.log.
+ * lava-job (the LAVA job's URL on the server: an agent restarted while
+ * the job ran resumes the same attempt, finds it there and follows that
+ * LAVA job instead of submitting a second) and lava.log.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -423,6 +425,30 @@ lsrv_note(struct lsrv *s, const char *dir)
 	free(t);
 }
 
+/* The LAVA job an earlier run of this attempt submitted (the agent was
+   restarted while it ran), if lava-job in dir names one on this
+   server: its id, else 0. */
+static long long
+lsrv_noted(struct lsrv *s, const char *dir)
+{
+	struct buf b = BUF_INIT(4096);
+	char *p = xasprintf("%s/lava-job", dir);
+	char *prefix = xasprintf("%s/scheduler/job/", s->c->lava_url);
+	long long id = 0;
+	char *end;
+
+	if (buf_read_file(&b, p) == 0 && b.data && !strncmp(b.data, prefix,
+	    strlen(prefix))) {
+		id = strtoll(b.data + strlen(prefix), &end, 10);
+		if (id <= 0 || (*end != '\n' && *end != '\0'))
+			id = 0;
+	}
+	buf_release(&b);
+	free(p);
+	free(prefix);
+	return id;
+}
+
 int
 lava_server_job(const struct agent_conf *c, const json_t *job,
     const char *bzimage, json_t *upload, agent_progress_fn progress,
@@ -456,17 +482,25 @@ lava_server_job(const struct agent_conf *c, const json_t *job,
 		error("job %lld: %s", g->id, err.data);
 		goto out;
 	}
-	if (progress)
-		progress(arg, "submitting to LAVA");
 	g->t0 = guest_now();
-	if ((w = lsrv_submit(&s, f.definition, &err)) != 0) {
-		g->lost = w == 1;
-		goto out;
+	if ((s.lava_id = lsrv_noted(&s, f.dir)) > 0) {
+		/* Submitted before the agent restarted: that job, not a
+		   second one. */
+		log_info("job %lld.%d: following LAVA job %lld again (%s; "
+		    "submitted before a restart)", g->id, g->attempt,
+		    s.lava_id, c->lava_url);
+	} else {
+		if (progress)
+			progress(arg, "submitting to LAVA");
+		if ((w = lsrv_submit(&s, f.definition, &err)) != 0) {
+			g->lost = w == 1;
+			goto out;
+		}
+		lsrv_note(&s, f.dir);
+		log_info("job %lld.%d: LAVA job %lld on %s (device type %s): "
+		    "%s", g->id, g->attempt, s.lava_id, c->lava_url,
+		    c->lava_device_type, f.definition);
 	}
-	lsrv_note(&s, f.dir);
-	log_info("job %lld.%d: LAVA job %lld on %s (device type %s): %s",
-	    g->id, g->attempt, s.lava_id, c->lava_url, c->lava_device_type,
-	    f.definition);
 	if ((w = lsrv_wait(&s, &js, &err)) != 0) {
 		g->lost = w == 1;
 		goto out;

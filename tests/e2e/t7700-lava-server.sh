@@ -19,6 +19,8 @@
 #   - a LAVA job the lab cancels (an infrastructure failure, for kperfci;
 #     its device in maintenance, so the job is still queued) is given
 #     back and runs again: attempt 1 released, attempt 2 done;
+#   - a bridge killed and restarted follows the LAVA job it had
+#     submitted instead of submitting another;
 #   - cancelling a series cancels its LAVA job (health Canceled);
 #   - a kernel that panics at boot is boot-failed, with the panic in the
 #     console LAVA read, and not retried;
@@ -191,12 +193,20 @@ like "Canceled" "$T/kj.json" "the given-back attempt says LAVA's Canceled"
 N=$(grep -c 'LAVA job [0-9]* on ' "$T/l1.log")
 ok "kq01 in maintenance again" lava_health MAINTENANCE
 "$KPERFCI_BIN/kperfci" -s "$KD_URL" submit --mbox "$SRC/patches/lru-delay.mbox" \
-    >"$T/again.out" 2>"$T/again.err"
-is "$?" 0 "the lru-delay mbox submitted again, without --wait"
+    --no-follow >"$T/again.out" 2>"$T/again.err"
+is "$?" 0 "the lru-delay mbox submitted again (--no-follow)"
 RE=$(head -1 "$T/again.out")
 J3=$(wait_lava_id $((N + 1)) 600)
 ok "its first boot is a LAVA job" test -n "$J3"
 is "$(lava_api "jobs/$J3/" | jq -r .state)" Submitted "queued in LAVA"
+# the bridge killed and started again meanwhile: it resumes the job and
+# follows the LAVA job it submitted, not a second one
+ka_stop l1 KILL
+ka_start l1
+ok "restarted, the bridge follows LAVA job $J3 again" \
+    ka_wait_log l1 "following LAVA job $J3 again" 120
+is "$(grep -c 'LAVA job [0-9]* on ' "$T/l1.log")" $((N + 1)) \
+    "and submitted no second LAVA job"
 KPERFCI_TOKEN=$KD_ADMIN_TOKEN "$KPERFCI_BIN/kperfci" -s "$KD_URL" cancel "$RE" \
     >"$T/cancel.out" 2>&1
 is "$?" 0 "kperfci cancel: the series is cancelled"
