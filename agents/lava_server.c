@@ -319,6 +319,11 @@ lsrv_wait(struct lsrv *s, struct lava_job_state *js, struct buf *err)
 			}
 			if (now == LAVA_ST_BAD)
 				buf_addf(&why, "not a LAVA job's state");
+		} else if (st == 404) {
+			/* deleted in the lab: nothing will come of it */
+			buf_addf(err, "LAVA job %lld is gone (HTTP 404)",
+			    s->lava_id);
+			break;
 		} else if (st)
 			buf_addf(&why, "HTTP %ld", st);
 		/* Only an answer moves the job on: while the server is away
