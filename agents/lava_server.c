@@ -236,7 +236,11 @@ lsrv_submit(struct lsrv *s, const char *path, struct buf *err)
 				rc = 0;
 				break;
 			}
-			buf_addf(&why, "an answer without a job id");
+			/* Accepted: asking again would make more jobs. */
+			buf_addf(err, "LAVA %s accepted the job but did not "
+			    "answer one job id (a multinode definition?): "
+			    "%.120s", s->c->lava_url, W(out));
+			break;
 		} else if (st == 400 || st == 401 || st == 403) {
 			lava_message_parse(out.data ? out.data : "", out.len,
 			    msg, sizeof(msg));
