@@ -12,8 +12,12 @@
  *                  run and watched, the job's kernel command line, and
  *                  what the guest reported turned into an upload
  *   qemu.c         boot backend: emulated 2-socket NUMA guest
- *   lava.c         LAVA's formats: job definition, job log, job state
- *   lava_run.c     boot backend: a LAVA device through lava-run
+ *   lava.c         LAVA's formats: job definition, job log, job state,
+ *                  a submission's answer
+ *   lava_run.c     boot backend: a LAVA device through lava-run, and what
+ *                  both LAVA modes share (job directory, definition,
+ *                  outcome)
+ *   lava_server.c  boot backend: a lab's LAVA server (the bridge)
  *   kexec.c        boot backend: bare metal, across a reboot
  *   kperfci-agent.c  main and the protocol loop
  *
