@@ -240,10 +240,11 @@ lsrv_submit(struct lsrv *s, const char *path, struct buf *err)
 			buf_addf(err, "LAVA %s accepted the job but did not "
 			    "answer one job id (a multinode definition?): ",
 			    s->c->lava_url);
-			for (size_t i = 0; i < out.len && i < 120; i++)
-				buf_addch(err, (unsigned char)out.data[i] < 0x20 ||
-				    (unsigned char)out.data[i] > 0x7e ? '?' :
-				    out.data[i]);
+			for (size_t i = 0; i < out.len && i < 120; i++) {
+				unsigned char ch = (unsigned char)out.data[i];
+
+				buf_addch(err, ch < 0x20 || ch > 0x7e ? '?' : ch);
+			}
 			break;
 		} else if (st == 400 || st == 401 || st == 403) {
 			lava_message_parse(out.data ? out.data : "", out.len,
