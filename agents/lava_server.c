@@ -243,7 +243,8 @@ lsrv_submit(struct lsrv *s, const char *path, struct buf *err)
 			for (size_t i = 0; i < out.len && i < 120; i++) {
 				unsigned char ch = (unsigned char)out.data[i];
 
-				buf_addch(err, ch < 0x20 || ch > 0x7e ? '?' : ch);
+				buf_addch(err, ch < 0x20 || ch > 0x7e ? '?' :
+				    ch);
 			}
 			break;
 		} else if (st == 400 || st == 401 || st == 403) {
@@ -339,9 +340,9 @@ lsrv_wait(struct lsrv *s, struct lava_job_state *js, struct buf *err)
 		   it stays where it was last seen. */
 		if (now == LAVA_ST_RUNNING && last != LAVA_ST_RUNNING) {
 			t_run = guest_now();
-			log_info("job %lld.%d: LAVA job %lld running after %.0f s "
-			    "in the queue", s->g->id, s->g->attempt, s->lava_id,
-			    t_run - t_queued);
+			log_info("job %lld.%d: LAVA job %lld running after "
+			    "%.0f s in the queue", s->g->id, s->g->attempt,
+			    s->lava_id, t_run - t_queued);
 		}
 		if (now == LAVA_ST_QUEUED || now == LAVA_ST_RUNNING) {
 			last = now;
@@ -364,15 +365,15 @@ lsrv_wait(struct lsrv *s, struct lava_job_state *js, struct buf *err)
 			break;
 		}
 		if (why.len)
-			log_warnx("job %lld.%d: LAVA job %lld: %s; asking again "
-			    "in %d s", s->g->id, s->g->attempt, s->lava_id,
-			    W(why), s->wait);
+			log_warnx("job %lld.%d: LAVA job %lld: %s; asking "
+			    "again in %d s", s->g->id, s->g->attempt,
+			    s->lava_id, W(why), s->wait);
 		if ((why.len ? lsrv_backoff(s, "LAVA unreachable") :
 		    lsrv_sleep(s, c->poll_seconds, last == LAVA_ST_RUNNING ?
 		    "running" : "queued in LAVA")) == -1) {
 			log_warnx("job %lld.%d: lease lost%s; cancelling LAVA "
-			    "job %lld", s->g->id, s->g->attempt, agent_stopping ?
-			    " (stopping)" : "", s->lava_id);
+			    "job %lld", s->g->id, s->g->attempt,
+			    agent_stopping ? " (stopping)" : "", s->lava_id);
 			lsrv_cancel(s, agent_stopping ? "agent stopping" :
 			    "lease lost");
 			rc = 1;

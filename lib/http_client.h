@@ -15,7 +15,8 @@
  *     below), no signals (NOSIGNAL: the daemon is threaded);
  *   - the body goes into a struct buf with a hard maximum (or a caller's
  *     sink); past the cap the transfer stops and says "response too large";
- *   - headers: "Authorization: Bearer <token>" (or another scheme), "Content-Type: <type>", and
+ *   - headers: "Authorization: Bearer <token>" (or another scheme),
+ *     "Content-Type: <type>", and
  *     no "Expect: 100-continue" round trip;
  *   - proxies: libcurl's usual environment ($http_proxy, $no_proxy) is
  *     honoured, as it was by each caller before.
