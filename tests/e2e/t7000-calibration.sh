@@ -39,13 +39,15 @@ BOOTS=${T7000_BOOTS:-6}
 REPO=$(kernel_ref_tree) || { echo "Bail out! no reference tree"; exit 1; }
 BZ=$(kernel_ref_bzimage) || { echo "Bail out! reference build failed"; exit 1; }
 BASE=$(kernel_ref_commit)
-is "$(sed -n 's/^base-commit: //p' "$SRC/patches/lru-delay.mbox")" "$BASE" \
+NOOP_MBOX=$(kernel_mbox_on_ref "$SRC/patches/noop.mbox")
+LRU_MBOX=$(kernel_mbox_on_ref "$SRC/patches/lru-delay.mbox")
+is "$(sed -n 's/^base-commit: //p' "$LRU_MBOX")" "$BASE" \
     "the calibration series are based on the reference tree's commit"
 
 # ---- a local lore with both series ---------------------------------------
 ok "public-inbox starts" pi_start test
-ok "noop series imported" pi_import test "$SRC/patches/noop.mbox"
-ok "lru-delay series imported" pi_import test "$SRC/patches/lru-delay.mbox"
+ok "noop series imported" pi_import test "$NOOP_MBOX"
+ok "lru-delay series imported" pi_import test "$LRU_MBOX"
 NOOP_URL="${PI_URL}test/kperfci-calibration-noop-0@kperfci.invalid/"
 LRU_URL="${PI_URL}test/kperfci-calibration-lru-delay-0@kperfci.invalid/"
 ok "lore serves the no-op thread" curl -fs -o /dev/null "${NOOP_URL}t.mbox.gz"
