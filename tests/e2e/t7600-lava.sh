@@ -49,18 +49,7 @@ LBZ=$(kernel_series_bzimage "$SRC/patches/lru-delay.mbox") ||
     { echo "Bail out! lru-delay build failed"; exit 1; }
 ok "reference and lru-delay kernels built (cached)" test -s "$BZ" -a -s "$LBZ"
 
-cat >"$T/matrix.conf" <<'EOF'
-# t7600: fault-free alone, a few seconds per boot under TCG
-[defaults]
-seconds = 1
-iterations = 3
-warmup = 1
-
-[run "fault-free-shmem-node"]
-workload = fault-free
-mode = shmem
-tasks = node
-EOF
+cp "$SRC/tests/fixtures/fault-free-1s.conf" "$T/matrix.conf"
 
 # ---- kperfcid and one LAVA agent ------------------------------------------
 kd_config "[tree \"linux-6.12\"]\npath = $REPO\nbranch = master\nconfig = tinyconfig\nfragment = $SRC/etc/kconfig/perf.config\nfragment = $SRC/etc/kconfig/qemu.config\n[build]\ncache = $(kernel_cache_dir)/builds\njobs = ${KPERFCI_TEST_JOBS:-2}\ntimeout = 3600\n[agents]\nlease = 60\n[sched]\nboots = $BOOTS\nboot_step = $BOOTS\nmax_boots = $((2 * BOOTS))\nmatrix = $T/matrix.conf\n$(ka_section l1)"

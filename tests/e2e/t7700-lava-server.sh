@@ -48,18 +48,7 @@ for p in lru-delay noop; do
 done
 ok "reference, lru-delay and no-op kernels built (cached)" test -s "$BZ"
 
-cat >"$T/matrix.conf" <<'EOF'
-# t7700: fault-free alone, a few seconds per boot under TCG
-[defaults]
-seconds = 1
-iterations = 3
-warmup = 1
-
-[run "fault-free-shmem-node"]
-workload = fault-free
-mode = shmem
-tasks = node
-EOF
+cp "$SRC/tests/fixtures/fault-free-1s.conf" "$T/matrix.conf"
 
 # ---- the LAVA instance ---------------------------------------------------------
 T0=$(date +%s)
