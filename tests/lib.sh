@@ -33,7 +33,9 @@ ok() {
 		echo "ok $tap_n - $name"
 	else
 		echo "not ok $tap_n - $name"
-		sed 's/^/#   /' "$T/.out" | tail -20
+		# diagnostics on stderr: prove shows them without -v, so a
+		# CI log says why
+		sed 's/^/#   /' "$T/.out" | tail -20 >&2
 		tap_fail=$((tap_fail + 1))
 	fi
 }
@@ -44,7 +46,7 @@ is() {
 		echo "ok $tap_n - $3"
 	else
 		echo "not ok $tap_n - $3"
-		printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+		printf '#   got:  %s\n#   want: %s\n' "$1" "$2" >&2
 		tap_fail=$((tap_fail + 1))
 	fi
 }
@@ -56,9 +58,11 @@ like() {
 		echo "ok $tap_n - $3"
 	else
 		echo "not ok $tap_n - $3"
-		echo "#   /$1/ not in $2:"
-		head -c 2000 "$2" | sed 's/^/#   /'
-		echo	# the excerpt may end mid-line
+		{
+			echo "#   /$1/ not in $2:"
+			head -c 2000 "$2" | sed 's/^/#   /'
+			echo	# the excerpt may end mid-line
+		} >&2
 		tap_fail=$((tap_fail + 1))
 	fi
 }
